@@ -1,0 +1,94 @@
+"""The command line: thin commands over the library; `main` turns errors into one line."""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+import warnings
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from . import __version__
+from .errors import BudgetbookError
+from .loader import load_plan
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Turn an ML training budget into an Excel workbook of live formulas.")
+
+_DEBUG = {"on": False}
+
+
+class ShowFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    markdown = "markdown"
+
+
+def _version(value: bool):
+    if value:
+        typer.echo(f"budgetbook {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    debug: bool = typer.Option(False, "--debug", help="Show the traceback of an unexpected error."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+):
+    _DEBUG["on"] = debug
+
+
+@app.command()
+def show(
+    plan: Optional[str] = typer.Argument(None, help="Plan file or template name (default: finetune-13b-lora)."),
+    format: ShowFormat = typer.Option(ShowFormat.table, "--format", "-f", help="Output format."),
+):
+    """Print the reference model's figures for a plan."""
+    from .reference import compute_breakdown
+
+    breakdown = compute_breakdown(load_plan(plan))
+    if format is ShowFormat.json:
+        typer.echo(json.dumps(breakdown.as_json(), indent=2))
+    else:
+        from .render import render
+
+        render(breakdown, format.value)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the app; a `BudgetbookError` is one line on stderr, anything else one line saying it is a bug."""
+    warnings.simplefilter("default")
+    warnings.showwarning = lambda message, *a, **k: print(f"Warning: {message}", file=sys.stderr)
+    try:
+        app(args=argv, standalone_mode=False)
+        return 0
+    except BudgetbookError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except typer.Exit as exc:
+        return exc.exit_code
+    except typer.Abort:
+        print("Aborted.", file=sys.stderr)
+        return 1
+    except Exception as exc:  # click usage errors arrive here too
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            return 2
+        if _DEBUG["on"]:
+            traceback.print_exc()
+        else:
+            print(f"Error: unexpected {type(exc).__name__}: {exc} (this is a bug in budgetbook; "
+                  "run with --debug for the traceback)", file=sys.stderr)
+        return 3
+
+
+def run() -> None:
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""`Num`: a plan's numeric input, either one number or a range (low, base, high).
+
+Every numeric key of a plan is declared with `num(...)`, which carries the
+allowed bounds (validated on load, written as the workbook's data validation,
+published in the JSON Schema) and whether a larger value lowers the cost (MFU,
+throughput), which decides what the optimistic `low` scenario picks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, WithJsonSchema
+
+SCENARIOS = ("low", "base", "high")
+
+
+@dataclass(frozen=True)
+class Bounds:
+    minimum: float
+    maximum: float
+    min_exclusive: bool = False
+    unit: str = ""
+    lowers_cost: bool = False
+
+    def allows(self, value: float) -> bool:
+        above = value > self.minimum if self.min_exclusive else value >= self.minimum
+        return above and value <= self.maximum
+
+    def describe(self) -> str:
+        lower = f"greater than {_fmt(self.minimum)}" if self.min_exclusive else f"at least {_fmt(self.minimum)}"
+        return f"{lower} and at most {_fmt(self.maximum)}"
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}" if abs(value) < 1e6 else f"{value:.0e}".replace("e+", "e")
+
+
+@dataclass(frozen=True)
+class Num:
+    base: float
+    low: float
+    high: float
+    ranged: bool = False
+    lowers_cost: bool = False
+
+    @classmethod
+    def of(cls, value: float) -> "Num":
+        return cls(base=float(value), low=float(value), high=float(value))
+
+    def at(self, scenario: str) -> float:
+        """The value in a scenario: `low` is the optimistic end (cheapest), `high` the pessimistic."""
+        if scenario == "base":
+            return self.base
+        cheap_end, dear_end = (self.high, self.low) if self.lowers_cost else (self.low, self.high)
+        return cheap_end if scenario == "low" else dear_end
+
+    def with_base(self, base: float) -> "Num":
+        """The same input with a new value; a range widens to keep it inside."""
+        if not self.ranged:
+            return Num(base, base, base, False, self.lowers_cost)
+        return Num(base, min(self.low, base), max(self.high, base), True, self.lowers_cost)
+
+    def to_yaml(self) -> Any:
+        plain = lambda v: int(v) if float(v).is_integer() and abs(v) < 1e15 else v  # noqa: E731
+        if not self.ranged:
+            return plain(self.base)
+        return {"low": plain(self.low), "base": plain(self.base), "high": plain(self.high)}
+
+
+def _number(value: Any, bounds: Bounds, what: str = "") -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(
+            f"expected a number{what}, got {value!r}"
+            if not isinstance(value, (dict, list))
+            else f"expected a number{what}, got a {type(value).__name__}"
+        )
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"expected a finite number{what}, got {value!r}")
+    if not bounds.allows(number):
+        raise ValueError(f"must be {bounds.describe()}{what}, got {value!r}")
+    return number
+
+
+def _parse(value: Any, bounds: Bounds) -> Num:
+    if isinstance(value, Num):
+        return value
+    if isinstance(value, dict):
+        keys = set(value)
+        if keys != {"low", "base", "high"}:
+            extra = sorted(keys - {"low", "base", "high"})
+            missing = sorted({"low", "base", "high"} - keys)
+            problem = f"unknown key `{extra[0]}`" if extra else f"missing `{missing[0]}`"
+            raise ValueError(f"a range is {{low, base, high}}: {problem}")
+        low, base, high = (_number(value[k], bounds, f" for `{k}`") for k in ("low", "base", "high"))
+        if not low <= base <= high:
+            raise ValueError(f"a range needs low <= base <= high, got {low:g}, {base:g}, {high:g}")
+        return Num(base, low, high, True, bounds.lowers_cost)
+    number = _number(value, bounds)
+    return Num(number, number, number, False, bounds.lowers_cost)
+
+
+def num(minimum: float = 0.0, maximum: float = 1e12, *, gt: bool = False, unit: str = "",
+        lowers_cost: bool = False, description: str = ""):
+    """Annotated type of a numeric plan key with its bounds."""
+    bounds = Bounds(minimum, maximum, gt, unit, lowers_cost)
+    number_schema: dict[str, Any] = {"type": "number", "maximum": maximum}
+    number_schema["exclusiveMinimum" if gt else "minimum"] = minimum
+    schema = {
+        "description": f"{description} [{unit}] ({bounds.describe()})".replace(" []", ""),
+        "oneOf": [
+            number_schema,
+            {
+                "type": "object",
+                "description": "a range: optimistic, expected and pessimistic values",
+                "properties": {k: number_schema for k in SCENARIOS},
+                "required": list(SCENARIOS),
+                "additionalProperties": False,
+            },
+        ],
+    }
+    return Annotated[Num, BeforeValidator(lambda v: _parse(v, bounds)), WithJsonSchema(schema), bounds]
