@@ -1,0 +1,164 @@
+"""`check`: hold an edited workbook against the reference model recomputed from its own inputs."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import BudgetbookError, WorkbookError
+from .findings import ERROR, SEVERITY_ORDER, Finding
+from .formula_text import normalize, references, to_names
+from .inputs import input_cells, with_values
+from .loader import plan_from_data, plan_from_text, resolve
+from .readback import Book, is_error_value, open_book, plan_data, read_inputs
+from .reference import compute_breakdown
+
+DEFAULT_REL_TOL = 1e-9
+DEFAULT_ABS_TOL = 0.005  # half a cent
+
+
+@dataclass
+class CheckReport:
+    workbook: str
+    findings: list[Finding] = field(default_factory=list)
+    figures: list[dict] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.severity == ERROR for f in self.findings)
+
+    def sorted_findings(self) -> list[Finding]:
+        return sorted(self.findings, key=lambda f: SEVERITY_ORDER[f.severity])
+
+    def as_json(self) -> dict:
+        return {"ok": self.ok, "workbook": self.workbook,
+                "findings": [f.as_dict() for f in self.sorted_findings()], "figures": self.figures}
+
+
+def close_enough(a: float, b: float, rel_tol: float, abs_tol: float) -> bool:
+    return abs(a - b) <= rel_tol * max(abs(a), abs(b)) + abs_tol
+
+
+def check_workbook(path: Path, plan_spec: str | None = None, *, rel_tol: float = DEFAULT_REL_TOL,
+                   abs_tol: float = DEFAULT_ABS_TOL) -> CheckReport:
+    from .evaluate import evaluate_workbook
+
+    book = open_book(path)
+    report = CheckReport(str(path), list(book.findings))
+    if plan_spec is None:
+        baseline_text, baseline = book.plan_text, book.plan
+    else:
+        source, baseline_text = resolve(plan_spec)
+        baseline = plan_from_text(baseline_text, source)
+    try:
+        evaluated = {k.lower(): v for k, v in evaluate_workbook(path).items()}
+    except BudgetbookError:
+        raise
+    except Exception as exc:  # the formulas package gives up on what it cannot parse
+        raise WorkbookError(f"its formulas cannot be evaluated ({type(exc).__name__}: {exc})",
+                            source=str(path)) from None
+
+    cells = input_cells(book.plan)
+    baseline_values = {c.name: c.num for c in input_cells(baseline)}
+    values, input_findings = read_inputs(book, cells, evaluated, baseline_values)
+    report.findings += input_findings
+    report.findings += audit_formulas(book, evaluated)
+
+    reference = None
+    if not any(f.kind in ("invalid_input", "missing") for f in input_findings):
+        data = with_values(plan_data(baseline_text), values)
+        reference = compute_breakdown(plan_from_data(data, f"{path} (inputs)"))
+    report.figures, figure_findings = compare_figures(book, evaluated, reference, baseline, rel_tol, abs_tol)
+    report.findings += figure_findings
+    return report
+
+
+def compare_figures(book: Book, evaluated: dict[str, Any], reference, baseline, rel_tol, abs_tol):
+    figures, findings = [], []
+    expected = reference.figures if reference is not None else compute_breakdown(baseline).figures
+    for figure in expected:
+        value = evaluated.get(figure.name.lower())
+        where = book.locate(figure.name)
+        sheet, cell = where if where else (None, None)
+        row = {"name": figure.name, "item": figure.item, "market": figure.market,
+               "value": value if isinstance(value, (int, float)) and not isinstance(value, bool) else None,
+               "reference": figure.value if reference is not None else None}
+        figures.append(row)
+        if where is None or reference is None or is_error_value(value):
+            continue  # reported as missing, invalid input or error value already
+        if row["value"] is None:
+            findings.append(Finding("mismatch", f"{figure.label} ({figure.market}) is {value!r}, not a number",
+                                    sheet, cell, figure.name, figure.value, _plain(value)))
+        elif not close_enough(row["value"], figure.value, rel_tol, abs_tol):
+            row["difference"] = row["value"] - figure.value
+            findings.append(Finding("mismatch", f"{figure.label} ({figure.market}) is {row['value']:,.2f}; "
+                                    f"the reference model gives {figure.value:,.2f}",
+                                    sheet, cell, figure.name, figure.value, row["value"]))
+        else:
+            row["difference"] = row["value"] - figure.value
+    return figures, findings
+
+
+def audit_formulas(book: Book, evaluated: dict[str, Any]) -> list[Finding]:
+    """Every generated formula cell against the formula budgetbook would write, both in name form."""
+    from .workbook import workbook_layout
+
+    layout = workbook_layout(book.plan)
+    generated_names = {(s.sheet.upper(), s.cell.replace("$", "")): s.name for s in layout}
+    current_names = {(sheet.upper(), cell): name for name, (sheet, cell) in book.names.items()}
+    findings = []
+    for spec in layout:
+        if spec.formula is None:
+            continue
+        where = book.locate(spec.name)
+        if where is None:
+            findings.append(Finding("missing", f"`{spec.name}` is gone: its defined name or sheet "
+                                    f"({spec.sheet}) was deleted", spec.sheet, None, spec.name))
+            continue
+        sheet, cell = where
+        actual = book.wb[sheet][cell].value
+        actual_text = getattr(actual, "text", actual)  # array formulas
+        if actual is None:
+            findings.append(Finding("missing", "the formula cell is empty", sheet, cell, spec.name,
+                                    spec.formula, None))
+            continue
+        if not (isinstance(actual_text, str) and actual_text.startswith("=")):
+            findings.append(Finding("hardcoded", "formula replaced by a typed value", sheet, cell, spec.name,
+                                    spec.formula, _plain(actual)))
+            continue
+        want = normalize(to_names(spec.formula, spec.sheet, generated_names))
+        have = normalize(to_names(actual_text, sheet, current_names))
+        if want != have:
+            extra = [r for r in _unnamed_refs(actual_text, sheet, current_names)]
+            added = f"; it now also reads {', '.join(extra)}" if extra else ""
+            findings.append(Finding("formula_changed", f"formula differs from the one generated{added}",
+                                    sheet, cell, spec.name, spec.formula, actual_text))
+        value = evaluated.get(spec.name.lower())
+        if is_error_value(value) or _is_xl_error(value):
+            findings.append(Finding("error_value", f"evaluates to {value}", sheet, cell, spec.name,
+                                    None, str(value)))
+    return findings
+
+
+def _unnamed_refs(formula: str, sheet: str, current_names: dict) -> list[str]:
+    found = []
+    for ref in references(formula):
+        if getattr(ref, "name", None):
+            continue
+        ref_sheet = (ref.sheet or sheet)
+        cell = ref.cell.replace("$", "")
+        if (ref_sheet.upper(), cell) not in current_names:
+            found.append(f"{ref_sheet}!{cell}")
+    return found
+
+
+def _is_xl_error(value: Any) -> bool:
+    return type(value).__name__ == "XlError"
+
+
+def _plain(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value if not (isinstance(value, float) and not math.isfinite(value)) else str(value)
+    return str(value)

@@ -1,0 +1,104 @@
+"""`extract`: a workbook's current inputs written back as a plan, keeping the plan's comments."""
+
+from __future__ import annotations
+
+import io
+import math
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
+
+from .errors import WorkbookError
+from .inputs import InputCell, input_cells
+from .loader import plan_from_text
+from .numbers import Num
+from .readback import Book, open_book, read_inputs
+
+RANGE_HEADERS = ("low", "high")
+
+
+def _range_columns(book: Book, sheet: str, row: int) -> dict[str, int]:
+    """Columns of the Inputs sheet headed `Low` and `High` (found by header, so moved columns still work)."""
+    ws = book.wb[sheet]
+    for header_row in range(1, min(row, 30)):
+        found = {}
+        for cell in ws[header_row]:
+            if isinstance(cell.value, str) and cell.value.strip().lower() in RANGE_HEADERS:
+                found[cell.value.strip().lower()] = cell.column
+        if len(found) == 2:
+            return found
+    return {}
+
+
+def current_ranges(book: Book, cells: list[InputCell], values: dict[tuple, Num]) -> dict[tuple, Num]:
+    """Each input's value with the low and high beside it on its row, where they are numbers."""
+    out = {}
+    for cell in cells:
+        if cell.path not in values:
+            continue
+        base = values[cell.path].base
+        sheet, ref = book.locate(cell.name)
+        row = book.wb[sheet][ref].row
+        columns = _range_columns(book, sheet, row)
+        ends = {k: book.wb[sheet].cell(row=row, column=c).value for k, c in columns.items()}
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in ends.values()) \
+                and len(ends) == 2:
+            low, high = float(ends["low"]), float(ends["high"])
+            if not low <= base <= high:
+                raise WorkbookError(f"{sheet} row {row} ({cell.label}): low {low:g} <= value {base:g} <= "
+                                    f"high {high:g} does not hold", source=str(book.path))
+            out[cell.path] = Num(base, low, high, True, cell.num.lowers_cost)
+        else:
+            out[cell.path] = Num(base, base, base, False, cell.num.lowers_cost)
+    return out
+
+
+def extract_plan_text(path: Path) -> str:
+    book = open_book(path)
+    cells = input_cells(book.plan)
+    evaluated: dict[str, Any] = {}
+    if any(isinstance(book.raw(c.name), str) and str(book.raw(c.name)).startswith("=")
+           for c in cells if book.locate(c.name)):
+        from .evaluate import evaluate_workbook
+
+        evaluated = {k.lower(): v for k, v in evaluate_workbook(path).items()}
+    values, findings = read_inputs(book, cells, evaluated, {})
+    problems = [f for f in findings if f.kind in ("invalid_input", "missing")]
+    if problems:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise WorkbookError(f"{first.where}: {first.message}{more}", source=str(path))
+    text = rewrite_plan(book.plan_text, current_ranges(book, cells, values), book)
+    plan_from_text(text, f"{path} (extracted plan)")  # what we write must load
+    return text
+
+
+def rewrite_plan(text: str, values: dict[tuple, Num], book: Book) -> str:
+    yaml = YAML()  # round-trip: keeps comments, order and layout
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    data = yaml.load(text)
+    for path, num in values.items():
+        node = data
+        for part in path[:-1]:
+            node = node[part]
+        key = path[-1]
+        if key not in node and key == "peak_tflops" and not num.ranged and book.plan is not None:
+            workload = book.plan.workloads[path[1]]
+            if math.isclose(workload.peak.base, num.base):
+                continue  # still the catalog's peak: leave the plan as it was
+        node[key] = _yaml_value(num)
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def _yaml_value(num: Num) -> Any:
+    value = num.to_yaml()
+    if isinstance(value, dict):
+        mapping = CommentedMap(value)
+        mapping.fa.set_flow_style()
+        return mapping
+    return value

@@ -1,0 +1,52 @@
+"""What `check` reports: findings (kind, severity, where) in the JSON shape DESIGN.md fixes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
+
+SEVERITY = {
+    "hardcoded": ERROR,
+    "formula_changed": WARNING,  # a rewritten formula that still agrees is a warning; `mismatch` is the error
+    "error_value": ERROR,
+    "mismatch": ERROR,
+    "missing": ERROR,
+    "invalid_input": ERROR,
+    "input_changed": INFO,
+    "not_computed": WARNING,
+    "macros": WARNING,
+    "external_link": WARNING,
+    "hidden": WARNING,
+    "sheet_scoped_name": WARNING,
+    "checks_failed": ERROR,
+}
+
+
+@dataclass
+class Finding:
+    kind: str
+    message: str
+    sheet: str | None = None
+    cell: str | None = None
+    name: str | None = None
+    expected: Any = None
+    actual: Any = None
+    severity: str = field(default="")
+
+    def __post_init__(self):
+        self.severity = self.severity or SEVERITY[self.kind]
+
+    def as_dict(self) -> dict:
+        data = {"kind": self.kind, "severity": self.severity, "sheet": self.sheet, "cell": self.cell,
+                "name": self.name, "message": self.message}
+        if self.expected is not None or self.actual is not None:
+            data["expected"], data["actual"] = self.expected, self.actual
+        return data
+
+    @property
+    def where(self) -> str:
+        place = f"{self.sheet}!{self.cell}" if self.sheet and self.cell else (self.sheet or "")
+        return " ".join(p for p in (place, f"({self.name})" if self.name else "") if p)

@@ -1,0 +1,137 @@
+"""Read a generated workbook back: its embedded plan, its defined names, its current inputs.
+
+Shared by `check` (which holds the figures against the reference) and
+`extract` (which writes the inputs back as a plan). Cells are found by
+workbook-scoped defined name, so inserted rows and reordered sheets do not
+confuse it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import PlanError, WorkbookError
+from .findings import Finding
+from .inputs import InputCell, input_cells
+from .loader import plan_from_text
+from .numbers import Num
+from .plan import Plan
+from .yamlsafe import parse_yaml_text
+
+ERROR_PREFIXES = ("#", "Err:")
+
+
+@dataclass
+class Book:
+    path: Path
+    wb: Any                          # openpyxl workbook, formulas kept
+    plan_text: str
+    plan: Plan
+    names: dict[str, tuple[str, str]]  # lower-case defined name -> (sheet title, "C7")
+    findings: list[Finding] = field(default_factory=list)
+
+    def locate(self, name: str) -> tuple[str, str] | None:
+        where = self.names.get(name.lower())
+        if where is None or where[0] not in self.wb.sheetnames:
+            return None
+        return where
+
+    def raw(self, name: str) -> Any:
+        sheet, cell = self.locate(name)
+        return self.wb[sheet][cell].value
+
+
+def is_error_value(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith(ERROR_PREFIXES) and len(value) < 16
+
+
+def workbook_names(wb) -> tuple[dict[str, tuple[str, str]], list[Finding]]:
+    names: dict[str, tuple[str, str]] = {}
+    findings = []
+    for name, definition in wb.defined_names.items():
+        try:
+            destinations = list(definition.destinations)
+        except Exception:  # a name that is a formula or an #REF!: not one of ours
+            destinations = []
+        if len(destinations) == 1:
+            sheet, ref = destinations[0]
+            names[name.lower()] = (sheet, ref.replace("$", ""))
+    for ws in wb.worksheets:
+        for name in getattr(ws, "defined_names", {}) or {}:
+            findings.append(Finding("sheet_scoped_name", f"name `{name}` is scoped to sheet {ws.title}: "
+                                    "it evaluates to #REF! outside Excel; make it workbook-scoped",
+                                    sheet=ws.title, name=name))
+    return names, findings
+
+
+def open_book(path: Path) -> Book:
+    from .safety import open_workbook
+    from .workbook import read_embedded_plan
+
+    wb = open_workbook(path)
+    embedded = read_embedded_plan(wb)
+    if embedded is None:
+        raise WorkbookError("no embedded budgetbook plan: not a workbook made by `budgetbook generate`",
+                            source=str(path))
+    _version, text = embedded
+    try:
+        plan = plan_from_text(text, f"{path} (embedded plan)")
+    except PlanError as exc:
+        raise WorkbookError(f"its embedded plan is damaged: {exc}", source=str(path)) from None
+    names, findings = workbook_names(wb)
+    return Book(path, wb, text, plan, names, findings)
+
+
+def read_number(book: Book, name: str, evaluated: dict[str, Any]) -> Any:
+    """The value of a named cell: typed constant, else what its formula evaluates to."""
+    raw = book.raw(name)
+    if isinstance(raw, str) and raw.startswith("="):
+        return evaluated.get(name.lower(), evaluated.get(name))
+    return raw
+
+
+def read_inputs(book: Book, cells: list[InputCell], evaluated: dict[str, Any],
+                baseline: dict[str, Num]) -> tuple[dict[tuple, Num], list[Finding]]:
+    """Current value of every input, and findings: `missing`, `invalid_input`, `input_changed`."""
+    values: dict[tuple, Num] = {}
+    findings: list[Finding] = []
+    for cell in cells:
+        where = book.locate(cell.name)
+        if where is None:
+            findings.append(Finding("missing", f"input `{cell.name}` ({cell.key_path}) is gone: its defined "
+                                    "name or sheet was deleted", name=cell.name))
+            continue
+        sheet, ref = where
+        value = read_number(book, cell.name, evaluated)
+        allowed = f"{cell.bounds.describe()}" + (f" {cell.bounds.unit}" if cell.bounds.unit else "")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            shown = "a blank cell" if value is None or value == "" else repr(value)
+            findings.append(Finding("invalid_input", f"{cell.label}: expected a number {allowed}, got {shown}",
+                                    sheet=sheet, cell=ref, name=cell.name, actual=_jsonable(value)))
+            continue
+        if not cell.bounds.allows(float(value)):
+            findings.append(Finding("invalid_input", f"{cell.label}: {value:g} is out of range; must be "
+                                    f"{allowed}", sheet=sheet, cell=ref, name=cell.name, actual=value))
+            continue
+        values[cell.path] = cell.num.with_base(float(value))
+        old = baseline.get(cell.name)
+        if old is not None and not math.isclose(old.base, float(value), rel_tol=1e-12, abs_tol=0.0):
+            findings.append(Finding("input_changed", f"{cell.label}: {old.base:g} -> {value:g}",
+                                    sheet=sheet, cell=ref, name=cell.name, expected=old.base, actual=value))
+    return values, findings
+
+
+def plan_data(text: str) -> dict:
+    return parse_yaml_text(text)
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+__all__ = ["Book", "open_book", "read_inputs", "input_cells", "is_error_value", "plan_data"]
