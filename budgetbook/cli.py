@@ -45,6 +45,34 @@ def _options(
 
 
 @app.command()
+def templates():
+    """List the built-in templates, one a line, with a one-line description."""
+    from .loader import template_description, template_names
+
+    names = template_names()
+    width = max(map(len, names))
+    for name in names:
+        typer.echo(f"{name:<{width}}  {template_description(name)}")
+
+
+@app.command()
+def init(
+    template: str = typer.Argument(..., help="Template name (see `budgetbook templates`)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Plan file to write (default: TEMPLATE.yaml)."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
+):
+    """Write a commented plan file from a template."""
+    from .atomic import refuse_overwrite, write_text_atomic
+    from .loader import template_text
+
+    text = template_text(template)
+    output = output or Path(f"{template}.yaml")
+    refuse_overwrite(output, force)
+    write_text_atomic(output, text)
+    typer.echo(f"wrote {output}", err=True)
+
+
+@app.command()
 def show(
     plan: Optional[str] = typer.Argument(None, help="Plan file or template name (default: finetune-13b-lora)."),
     format: ShowFormat = typer.Option(ShowFormat.table, "--format", "-f", help="Output format."),
@@ -61,10 +89,24 @@ def show(
         render(breakdown, format.value)
 
 
+@app.command()
+def schema():
+    """Print the plan's JSON Schema (for editors: `budgetbook schema > plan.schema.json`)."""
+    from .schema import plan_schema
+
+    typer.echo(json.dumps(plan_schema(), indent=2))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the app; a `BudgetbookError` is one line on stderr, anything else one line saying it is a bug."""
-    warnings.simplefilter("default")
-    warnings.showwarning = lambda message, *a, **k: print(f"Warning: {message}", file=sys.stderr)
+    with warnings.catch_warnings():
+        # "always": a warning is about this plan, so a second run in one process must show it too
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda message, *a, **k: print(f"Warning: {message}", file=sys.stderr)
+        return _run(argv)
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         app(args=argv, standalone_mode=False)
         return 0

@@ -1,0 +1,93 @@
+"""`show`'s human and tabular outputs of a Breakdown (JSON is `Breakdown.as_json`).
+
+The table keeps seed 003's three magnitudes apart: the development cost lines
+and their total first, then the final-run compute and the serving cost, under
+their own heading, so nobody reads them as parts of the total.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from typing import TextIO
+
+from .reference import Breakdown, Figure
+
+BESIDE_TOTAL = ("final_run", "serving", "serving_api")
+COLUMNS = ("name", "item", "market", "label", "value", "low", "high")
+SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
+# a label starting with one of these is run as a formula when a CSV is opened in
+# a spreadsheet (OWASP "CSV injection"); labels come from hand-written plans
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def money(value: float, currency: str) -> str:
+    symbol = SYMBOLS.get(currency)
+    text = f"{abs(value):,.0f}"
+    sign = "-" if value < 0 else ""
+    return f"{sign}{symbol}{text}" if symbol else f"{sign}{text} {currency}"
+
+
+def money_range(figure: Figure, currency: str) -> str:
+    if figure.low is None:
+        return ""
+    return f"{money(figure.low, currency)}-{money(figure.high, currency)}"
+
+
+def render(breakdown: Breakdown, fmt: str, out: TextIO | None = None) -> None:
+    out = out or sys.stdout
+    {"table": render_table, "csv": render_csv, "markdown": render_markdown}[fmt](breakdown, out)
+
+
+def render_table(breakdown: Breakdown, out: TextIO) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=Text(f"{breakdown.plan} ({breakdown.currency})"), title_justify="left")
+    table.add_column("Market")
+    table.add_column("Line item")
+    table.add_column("Value", justify="right")
+    table.add_column("Range (low-high)", justify="right")
+    for market in breakdown.markets:
+        figures = [f for f in breakdown.figures if f.market == market]
+        development = [f for f in figures if f.item not in BESIDE_TOTAL]
+        beside = [f for f in figures if f.item in BESIDE_TOTAL]
+        for i, figure in enumerate(development):
+            bold = "bold" if figure.item == "total" else ""
+            table.add_row(Text(market if i == 0 else ""), Text(figure.label, style=bold),
+                          Text(money(figure.value, breakdown.currency), style=bold),
+                          Text(money_range(figure, breakdown.currency)))
+        if beside:
+            table.add_row("", Text("not in the total:", style="italic"), "", "")
+        for figure in beside:
+            table.add_row("", Text(f"  {figure.label}"), Text(money(figure.value, breakdown.currency)),
+                          Text(money_range(figure, breakdown.currency)))
+        table.add_section()
+    # wide enough for a four-market plan even when stdout is not a terminal
+    Console(file=out, width=max(100, Console().width), highlight=False).print(table)
+
+
+def _rows(breakdown: Breakdown):
+    for f in breakdown.figures:
+        yield f.name, f.item, f.market, f.label, f.value, f.low, f.high
+
+
+def render_csv(breakdown: Breakdown, out: TextIO) -> None:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for name, item, market, label, value, low, high in _rows(breakdown):
+        if label.startswith(FORMULA_STARTS):
+            label = "'" + label
+        writer.writerow([name, item, market, label, repr(value),
+                         "" if low is None else repr(low), "" if high is None else repr(high)])
+
+
+def render_markdown(breakdown: Breakdown, out: TextIO) -> None:
+    cell = lambda text: str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    number = lambda v: "" if v is None else f"{v:,.2f}"  # noqa: E731
+    out.write("| " + " | ".join(COLUMNS) + " |\n")
+    out.write("|" + "---|" * 4 + "---:|" * 3 + "\n")
+    for name, item, market, label, value, low, high in _rows(breakdown):
+        out.write(f"| {name} | {item} | {market} | {cell(label)} | {number(value)} | {number(low)} "
+                  f"| {number(high)} |\n")

@@ -1,0 +1,44 @@
+"""The plan's JSON Schema, for editors (yaml-language-server) and for the README's key reference.
+
+Generated from the pydantic model so it cannot drift from what `load_plan`
+accepts; every numeric key's description carries its unit and allowed range.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import __version__
+from .plan import Plan
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def plan_schema() -> dict[str, Any]:
+    schema = Plan.model_json_schema()
+    return {
+        "$schema": DRAFT,
+        "$id": f"https://budgetbook.invalid/plan-{__version__}.schema.json",
+        "title": "budgetbook plan",
+        "description": ("An ML training budget for budgetbook: markets, workloads, people and further "
+                        "line items. Numbers are one value or a range {low, base, high}."),
+        **{k: v for k, v in schema.items() if k not in ("title", "description")},
+    }
+
+
+def plan_keys(schema: dict[str, Any] | None = None) -> set[str]:
+    """Every key name a plan may use, at any depth (for the README's key reference test)."""
+    schema = schema or plan_schema()
+    keys: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            keys.update(node.get("properties", {}) if isinstance(node.get("properties"), dict) else ())
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    return keys - {"low", "base", "high"}
