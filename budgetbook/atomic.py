@@ -1,48 +1,117 @@
-"""Outputs written atomically: a temporary file beside the target, renamed into place.
+"""Write outputs atomically: a temporary file beside the target, renamed into place.
 
-A crash or a full disk then leaves the old file (or none), never half a file,
-and the rename is atomic on one filesystem, which is why the temporary file
-lives in the target's own directory rather than in /tmp.
+A reader (or a crashed run) sees either the old file or the complete new one,
+never half a workbook. The temporary file lives in the target's own directory
+because `os.replace` is only atomic within one file system.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import stat
 import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .errors import OutputError
 
+PathLike = str | os.PathLike
 
-def refuse_overwrite(path: Path, force: bool) -> None:
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        # samefile needs both to exist; a not-yet-created path can still name the input
+        return a.resolve() == b.resolve()
+
+
+def _check_destination(dest: Path, protect: Iterable[PathLike]) -> None:
+    for guarded in protect:
+        if _same_file(dest, Path(guarded)):
+            raise OutputError(f"refusing to write: it would overwrite the input file {guarded}",
+                              source=str(dest))
+    if dest.is_dir():
+        raise OutputError("is a directory; give a file name to write", source=str(dest))
+    parent = dest.parent
+    if not parent.exists():
+        raise OutputError(f"cannot write: directory {parent} does not exist", source=str(dest))
+    if not parent.is_dir():
+        raise OutputError(f"cannot write: {parent} is not a directory", source=str(dest))
+
+
+def refuse_overwrite(path: PathLike, force: bool) -> None:
+    """Refuse an existing output unless `force`: commands never replace a file silently."""
+    path = Path(path)
     if path.is_dir():
         raise OutputError("is a directory; give a file name", source=str(path))
     if path.exists() and not force:
         raise OutputError("already exists; pass --force to overwrite it", source=str(path))
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise OutputError(f"no such directory `{directory}`", source=str(path))
+def _final_mode(dest: Path) -> int:
+    # mkstemp makes 0600 files; the output should look like any file the user writes
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise OutputError(f"cannot write here: {exc.strerror}", source=str(path)) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise OutputError(f"cannot write: {exc.strerror}", source=str(path)) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        return stat.S_IMODE(dest.stat().st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    write_bytes_atomic(path, text.encode("utf-8"))
+def _describe(exc: OSError) -> str:
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "permission denied"
+    if exc.errno == errno.ENOSPC:
+        return "no space left on the device"
+    return exc.strerror or type(exc).__name__
+
+
+@contextlib.contextmanager
+def atomic_output(path: PathLike, *, protect: Iterable[PathLike] = ()) -> Iterator[Path]:
+    """Yield a temporary path to write; on success it replaces `path`, on any error it vanishes.
+
+    `protect` lists input files the output must never replace (compared by
+    identity, so a symlink or a hard link to an input is caught too).
+    """
+    dest = Path(path)
+    _check_destination(dest, protect)
+    try:
+        fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise OutputError(f"cannot write in {dest.parent}: {_describe(exc)}", source=str(dest)) from None
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as written:
+            os.fsync(written.fileno())  # the rename must not land before the data does
+        os.chmod(tmp, _final_mode(dest))
+        os.replace(tmp, dest)
+    except OSError as exc:
+        raise OutputError(f"cannot write: {_describe(exc)}", source=str(dest)) from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def atomic_write(path: PathLike, writer: Callable[[Path], object], *,
+                 protect: Iterable[PathLike] = ()) -> Path:
+    """Call `writer(tmp_path)` (e.g. `workbook.save`) and move the result to `path` atomically."""
+    with atomic_output(path, protect=protect) as tmp:
+        writer(tmp)
+    return Path(path)
+
+
+def write_text_atomic(path: PathLike, text: str, *, protect: Iterable[PathLike] = (),
+                      encoding: str = "utf-8") -> Path:
+    """Write `text` to `path` atomically (newlines written as given)."""
+    return atomic_write(path, lambda tmp: tmp.write_text(text, encoding=encoding, newline=""),
+                        protect=protect)
+
+
+def write_bytes_atomic(path: PathLike, data: bytes, *, protect: Iterable[PathLike] = ()) -> Path:
+    """Write `data` to `path` atomically."""
+    return atomic_write(path, lambda tmp: tmp.write_bytes(data), protect=protect)
