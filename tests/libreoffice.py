@@ -215,12 +215,22 @@ def cell_values(xlsx: Path) -> dict[str, Any]:
     return values
 
 
+def recalculated_values(xlsx: Path, out_dir: Path) -> dict[str, Any]:
+    """LibreOffice's value of every defined name in `xlsx`: recalculate, then read."""
+    return cell_values(recalculate(xlsx, out_dir))
+
+
 def is_error_value(value: Any) -> bool:
     return isinstance(value, str) and (value in ERROR_VALUES or value.startswith("Err:"))
 
 
 def error_cells(xlsx: Path) -> list[tuple[str, str, str]]:
-    """Every cell whose cached value is a spreadsheet error: (sheet, coordinate, error)."""
+    """Every cell whose cached value is a spreadsheet error: (sheet, coordinate, error).
+
+    LibreOffice's own errors (`Err:502` from `SQRT(-1)`, `Err:504`, ...) reach
+    an xlsx as `#VALUE!`: Calc has no other way to store them in OOXML, so an
+    `Err:` string only shows up in files written by other tools.
+    """
     import openpyxl
 
     wb = openpyxl.load_workbook(xlsx, data_only=True)
@@ -247,7 +257,9 @@ def formulas_of(xlsx: Path) -> dict[tuple[str, str], str]:
             for row in ws.iter_rows():
                 for cell in row:
                     if cell.data_type == "f":
-                        found[(ws.title, cell.coordinate)] = str(cell.value)
+                        # Array formulas come back as objects holding the text.
+                        text = getattr(cell.value, "text", cell.value)
+                        found[(ws.title, cell.coordinate)] = str(text)
     finally:
         wb.close()
     return found

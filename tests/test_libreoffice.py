@@ -16,6 +16,7 @@ from libreoffice import (
     needs_libreoffice,
     needs_uno,
     recalculate,
+    recalculated_values,
     uno_session,
 )
 
@@ -86,6 +87,8 @@ def test_recalculate_reports_error_values(tmp_path):
     ws["A2"] = "=no_such_name*2"
     ws["A3"] = '=VALUE("abc")'
     ws["A4"] = "=A1+1"
+    ws["A5"] = "=SQRT(-1)"  # Err:502 inside Calc, #NUM! in Excel
+    ws["A6"] = "=NA()"
     book = tmp_path / "errors.xlsx"
     wb.save(book)
 
@@ -96,7 +99,18 @@ def test_recalculate_reports_error_values(tmp_path):
         ("Sheet", "A2", "#NAME?"),
         ("Sheet", "A3", "#VALUE!"),
         ("Sheet", "A4", "#DIV/0!"),
+        ("Sheet", "A5", "#VALUE!"),
+        ("Sheet", "A6", "#N/A"),
     ]
+
+
+@needs_libreoffice
+def test_recalculated_values_reads_every_name(tmp_path):
+    (tmp_path / "in").mkdir()
+    book = _named_book(tmp_path / "in" / "b.xlsx")
+    assert recalculated_values(book, tmp_path / "out") == {
+        "a_name": 10, "b_name": 2, "product": 20, "plus_a": 30,
+    }
 
 
 @needs_libreoffice
