@@ -1,0 +1,82 @@
+"""Evaluate every named cell of a workbook with the `formulas` package (a real Excel engine in Python).
+
+`formulas` returns results keyed by `'[file]SHEET'!A1` (upper-cased sheet) and,
+for workbook-scoped defined names, by `'[file]'!NAME`. Sheet-scoped names
+evaluate to #REF! there, which is one reason the builder never writes them.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+from .errors import WorkbookError
+
+
+def _plain(value: Any) -> Any:
+    """A Python value from a `formulas` result: a 1x1 range, a numpy scalar, or an Excel error."""
+    while hasattr(value, "value") and not isinstance(value, (str, bytes)):
+        value = value.value
+    try:
+        import numpy as np
+
+        if isinstance(value, np.ndarray):
+            value = value.ravel()[0] if value.size else None
+        if isinstance(value, np.generic):
+            value = value.item()
+    except ImportError:  # pragma: no cover
+        pass
+    if type(value).__name__ == "XlError":
+        return str(value)
+    if value is not None and type(value).__name__ == "_Empty" or str(value) == "empty":
+        return None
+    return value
+
+
+def evaluate_workbook(source: str | os.PathLike | bytes) -> dict[str, Any]:
+    """{defined name: evaluated value} for every workbook-scoped name; Excel errors as text ('#REF!')."""
+    import formulas
+
+    if isinstance(source, (bytes, bytearray)):
+        with tempfile.TemporaryDirectory(prefix="budgetbook-eval-") as tmp:
+            path = Path(tmp) / "book.xlsx"
+            path.write_bytes(bytes(source))
+            return evaluate_workbook(path)
+    path = Path(source)
+    if not path.is_file():
+        raise WorkbookError(f"{path}: no such workbook")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = formulas.ExcelModel().loads(str(path)).finish()
+            solution = model.calculate()
+    except Exception as exc:  # formulas raises many kinds on a damaged or foreign file
+        raise WorkbookError(f"{path}: cannot evaluate the workbook ({type(exc).__name__}: {exc})") from None
+    by_key = {str(key).upper(): value for key, value in solution.items()}
+    results = {}
+    for key, value in by_key.items():
+        book, _, ref = key.rpartition("!")
+        if book.endswith("]'") and "]" in book and book.rstrip("'").endswith("]"):
+            results[ref] = value
+    names = {}
+    from openpyxl import load_workbook
+
+    wb = load_workbook(io.BytesIO(path.read_bytes()), read_only=False)
+    for name, defined in wb.defined_names.items():
+        value = results.get(name.upper())
+        if value is None:
+            value = _cell_value(by_key, defined.attr_text, path.name)
+        names[name] = _plain(value)
+    return names
+
+
+def _cell_value(by_key: dict, attr_text: str, filename: str) -> Any:
+    """A name `formulas` did not report (an input no formula uses): read its cell's result."""
+    sheet, _, cell = attr_text.rpartition("!")
+    sheet = sheet.strip("'").replace("''", "'")
+    key = f"'[{filename}]{sheet}'!{cell.replace('$', '')}".upper()
+    return by_key.get(key)

@@ -1,0 +1,37 @@
+"""`About`: what the workbook is and how to edit it, for a finance reader opening it cold."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from .. import __version__
+from ..plan import Plan
+from .grid import Book
+
+LINES = (
+    ("How to edit", "Blue cells on a pale yellow fill on the Inputs sheet are inputs: type over them. "
+                    "Every other number is a live formula."),
+    ("", "Low and high beside an input are the optimistic and pessimistic ends of its range."),
+    ("How to verify", "`budgetbook check this.xlsx` re-evaluates every formula and compares each figure "
+                      "with an independent Python model of the same accounting, recomputed from your inputs."),
+    ("", "The Checks sheet does the same inside the workbook: its master check turns red when the "
+         "workbook disagrees with itself."),
+    ("Three magnitudes", "Final-run compute, total development cost and serving cost are reported "
+                         "side by side and never added together."),
+    ("Sheets", "Inputs -> Compute, Failed runs, Storage & egress, People (and further items, Serving) "
+               "-> Summary, Procurement, Checks."),
+)
+
+
+def build_about(book: Book, plan: Plan, today: dt.date) -> None:
+    sheet = book.sheet("About", "about")
+    sheet.gridlines = False
+    sheet.put(1, 1, "budgetbook: ML training budget", "title")
+    rows = [("Plan", plan.name), ("Description", plan.description), ("Currency", plan.currency),
+            ("Prices as of", plan.as_of.isoformat() if plan.as_of else "not stated"),
+            ("Generated", today.isoformat()), ("budgetbook version", __version__), ("", "")]
+    rows += list(LINES)
+    for r, (key, value) in enumerate(rows, 3):
+        sheet.put(r, 1, key, "section", text=True)
+        sheet.put(r, 2, value, "text", text=True)
+    sheet.widths = {1: 22, 2: 110}

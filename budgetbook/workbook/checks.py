@@ -1,0 +1,59 @@
+"""`Checks`: the workbook checks itself; `checks_ok` is TRUE when every check passes, red when not."""
+
+from __future__ import annotations
+
+from ..plan import Plan
+from .grid import Book, Sheet
+from .names import Inputs
+from .summary import beside_items, line_items
+
+RESULT_COL = 4
+FIRST_ROW = 6
+
+
+def build_checks(book: Book, plan: Plan, inp: Inputs) -> Sheet:
+    sheet = book.sheet("Checks", "output")
+    sheet.put(1, 1, "Checks", "title")
+    sheet.put(2, 1, "Every row must be TRUE. Where one is FALSE the workbook disagrees with itself, "
+                    "or an input is outside what the model allows.", "subtitle")
+    for col, title in enumerate(("Area", "Check", "Market / input", "OK"), 1):
+        sheet.put(FIRST_ROW - 1, col, title, "header")
+    sheet.row = FIRST_ROW
+
+    def check(area: str, text: str, what: str, formula: str, name: str, market: str = "") -> None:
+        sheet.put(sheet.row, 1, area, "label", text=True)
+        sheet.put(sheet.row, 2, text, "label", text=True)
+        sheet.put(sheet.row, 3, what, "unit", text=True)
+        book.formula(sheet, sheet.row, RESULT_COL, formula, name, kind="check", style="check", market=market)
+        sheet.red_when_false.append(f"D{sheet.row}")
+        sheet.row += 1
+
+    items = [i for i, _ in line_items(plan)]
+    for m in plan.markets:
+        total = f"total_{m.id}"
+        parts = "+".join(f"{i}_{m.id}" for i in items)
+        check("Totals", "Line items add up to the total", m.id,
+              f"=ABS({total}-({parts}))<=k_tolerance*ABS({total})", f"chk_total_{m.id}", m.id)
+        check("Totals", "Procurement total equals the total", m.id,
+              f"=ABS({book.ref(f'prc_total_{m.id}', sheet)}-{total})<=k_tolerance*ABS({total})",
+              f"chk_procurement_{m.id}", m.id)
+    for item, label in line_items(plan) + beside_items(plan):
+        for m in plan.markets:
+            check("Summary", f"Summary {label} equals its line-item sheet", m.id,
+                  f"={book.ref(f'sum_{item}_{m.id}', sheet)}={item}_{m.id}", f"chk_sum_{item}_{m.id}", m.id)
+    for cell in inp.cells:
+        x = cell.name
+        above = ">" if cell.bounds.min_exclusive else ">="
+        check("Inputs", f"{cell.label}: {cell.bounds.describe()}", x,
+              f"=AND(ISNUMBER({x}),{x}{above}{x}_min,{x}<={x}_max)", f"chk_in_{x}")
+        if cell.num.ranged:
+            check("Inputs", f"{cell.label}: low <= value <= high, inside the same bounds", x,
+                  f"=AND(ISNUMBER({x}_low),ISNUMBER({x}_high),{x}_low<={x},{x}<={x}_high,"
+                  f"{x}_low{above}{x}_min,{x}_high<={x}_max)", f"chk_range_{x}")
+    last = sheet.row - 1
+    sheet.put(3, 1, "All checks pass", "section")
+    book.formula(sheet, 3, RESULT_COL, f"=AND(D{FIRST_ROW}:D{last})", "checks_ok", kind="check", style="check")
+    sheet.red_when_false.insert(0, "D3")
+    sheet.widths = {1: 12, 2: 70, 3: 40, 4: 10}
+    sheet.freeze = f"A{FIRST_ROW}"
+    return sheet

@@ -1,0 +1,70 @@
+"""The plan a workbook was generated from, kept inside it on a hidden sheet.
+
+Split into cells of at most 32,000 UTF-16 code units (Excel's limit is 32,767
+per cell, counted in UTF-16), written as text so a line starting with `=` never
+becomes a formula. Newlines are stored as `\\n`: XML readers turn a stored
+`\\r\\n` into `\\n` anyway.
+"""
+
+from __future__ import annotations
+
+from openpyxl import Workbook
+
+from ..errors import WorkbookError
+
+SHEET = "_budgetbook"
+MARKER = "budgetbook embedded plan"
+FORMAT_VERSION = 1
+CHUNK_UNITS = 32_000
+FIRST_CHUNK_ROW = 4
+
+
+def split_text(text: str, limit: int = CHUNK_UNITS) -> list[str]:
+    chunks, current, units = [], [], 0
+    for char in text:
+        size = 2 if ord(char) > 0xFFFF else 1
+        if units + size > limit:
+            chunks.append("".join(current))
+            current, units = [], 0
+        current.append(char)
+        units += size
+    if current or not chunks:
+        chunks.append("".join(current))
+    return chunks
+
+
+def embed_plan(wb: Workbook, plan_text: str) -> None:
+    ws = wb.create_sheet(SHEET)
+    ws.sheet_state = "hidden"
+    chunks = split_text(plan_text.replace("\r\n", "\n").replace("\r", "\n"))
+    rows = [(MARKER, "do not edit: `budgetbook check` and `extract` read the plan from here"),
+            ("format", FORMAT_VERSION), ("chunks", len(chunks))]
+    rows += [(f"plan part {i + 1}", chunk) for i, chunk in enumerate(chunks)]
+    for r, (key, value) in enumerate(rows, 1):
+        for c, v in enumerate((key, value), 1):
+            cell = ws.cell(r, c, v)
+            if isinstance(v, str):
+                cell.data_type = "s"
+
+
+def read_embedded_plan(wb: Workbook) -> tuple[int, str] | None:
+    """(format version, plan YAML text), or None when the workbook carries no plan."""
+    if SHEET not in wb.sheetnames:
+        return None
+    ws = wb[SHEET]
+    if ws.cell(1, 1).value != MARKER:
+        raise WorkbookError(f"sheet `{SHEET}` cell A1 is not the budgetbook marker")
+    try:
+        version, count = int(ws.cell(2, 2).value), int(ws.cell(3, 2).value)
+    except (TypeError, ValueError):
+        raise WorkbookError(f"sheet `{SHEET}` cells B2:B3 must hold the format version and "
+                            "the number of plan parts") from None
+    if not 0 < count <= 10_000:
+        raise WorkbookError(f"sheet `{SHEET}` cell B3: {count} plan parts is not plausible")
+    parts = []
+    for row in range(FIRST_CHUNK_ROW, FIRST_CHUNK_ROW + count):
+        value = ws.cell(row, 2).value
+        if value is not None and not isinstance(value, str):
+            raise WorkbookError(f"sheet `{SHEET}` cell B{row}: expected plan text, got {type(value).__name__}")
+        parts.append(value or "")
+    return version, "".join(parts)

@@ -1,0 +1,123 @@
+"""The workbook as plain data first: sheets of cells, each formula cell with its defined name.
+
+Every sheet builder writes into a `Sheet`; `Book` collects them, hands out
+defined names (workbook scope, unique, never look like a cell reference) and
+records one `CellSpec` per named cell. `render.py` turns the result into an
+openpyxl workbook; `check` compares an edited workbook against the specs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from openpyxl.utils import get_column_letter, quote_sheetname
+
+from ..errors import PlanError
+
+KINDS = ("input", "constant", "calc", "figure", "check")
+# A name Excel or LibreOffice would read as a cell (A1, XFD1048576) or an R1C1 reference
+_CELL_LIKE = re.compile(r"^([A-Za-z]{1,3}[0-9]+|[Rr][0-9]*[Cc]?[0-9]*|[Cc][0-9]*)$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
+
+
+@dataclass(frozen=True)
+class CellSpec:
+    """One named cell as generated: `check` finds it by `name` and compares `formula`."""
+
+    name: str
+    sheet: str
+    cell: str              # A1 address as generated
+    formula: str | None    # exact text written ("=..."), None for inputs and constants
+    kind: str              # one of KINDS
+    item: str = ""         # line item id for figures (and the calcs that feed them)
+    market: str = ""
+
+
+@dataclass
+class Cell:
+    value: Any
+    style: str = "text"          # a key of style.STYLES
+    number_format: str | None = None
+    name: str | None = None
+    is_text: bool = False        # plan text: always a string, even when it starts with "="
+
+
+@dataclass
+class Sheet:
+    title: str
+    role: str                                  # inputs | calc | output | about | hidden
+    cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
+    widths: dict[int, float] = field(default_factory=dict)
+    freeze: str | None = None
+    validations: list[tuple[str, dict]] = field(default_factory=list)   # (A1, rule)
+    red_when_false: list[str] = field(default_factory=list)              # A1 of check cells
+    lowest_in_row: list[str] = field(default_factory=list)               # A1 ranges: highlight the minimum
+    chart: dict | None = None
+    gridlines: bool = True
+    row: int = 1                               # next free row, for builders that append
+
+    def put(self, row: int, col: int, value: Any, style: str = "text", fmt: str | None = None,
+            *, text: bool = False) -> str:
+        self.cells[(row, col)] = Cell(value, style, fmt, is_text=text or isinstance(value, str))
+        return a1(row, col)
+
+    def ref(self, row: int, col: int, from_sheet: str) -> str:
+        return a1(row, col) if from_sheet == self.title else f"{quote_sheetname(self.title)}!{a1(row, col)}"
+
+
+def a1(row: int, col: int) -> str:
+    return f"{get_column_letter(col)}{row}"
+
+
+class Book:
+    """Sheets in tab order, plus the registry of defined names."""
+
+    def __init__(self, plan_name: str):
+        self.plan_name = plan_name
+        self.sheets: list[Sheet] = []
+        self.specs: dict[str, CellSpec] = {}
+        self._folded: dict[str, str] = {}
+        self.where: dict[str, tuple[Sheet, int, int]] = {}
+
+    def sheet(self, title: str, role: str) -> Sheet:
+        sheet = Sheet(title, role)
+        self.sheets.append(sheet)
+        return sheet
+
+    def name(self, name: str, sheet: Sheet, row: int, col: int, kind: str, formula: str | None = None,
+             item: str = "", market: str = "") -> str:
+        """Register `name` for a cell; refuses a name Excel would misread or that is taken."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown cell kind {kind!r}")
+        if not _NAME.match(name) or _CELL_LIKE.match(name):
+            raise PlanError(f"the ids make the workbook name `{name}`, which Excel would not accept "
+                            "as a defined name: use letters, digits and `_`", source=self.plan_name)
+        folded = name.lower()
+        if folded in self._folded:
+            raise PlanError(f"two cells of the workbook would both be named `{name}` (ids that run into "
+                            "each other, such as `a_b` + `c` and `a` + `b_c`): rename one id",
+                            source=self.plan_name)
+        self._folded[folded] = name
+        self.specs[name] = CellSpec(name, sheet.title, a1(row, col), formula, kind, item, market)
+        self.where[name] = (sheet, row, col)
+        sheet.cells[(row, col)].name = name
+        return name
+
+    def formula(self, sheet: Sheet, row: int, col: int, formula: str, name: str, *, kind: str = "calc",
+                fmt: str | None = None, style: str = "calc", item: str = "", market: str = "") -> str:
+        """Write a named formula cell; returns its A1 address on `sheet`."""
+        if not formula.startswith("="):
+            raise ValueError(f"not a formula: {formula!r}")
+        sheet.cells[(row, col)] = Cell(formula, style, fmt)
+        self.name(name, sheet, row, col, kind, formula, item, market)
+        return a1(row, col)
+
+    def ref(self, name: str, from_sheet: Sheet) -> str:
+        """An A1 reference (same sheet) or 'Sheet'!A1 (another) to a named cell."""
+        sheet, row, col = self.where[name]
+        return sheet.ref(row, col, from_sheet.title)
+
+    def layout(self) -> list[CellSpec]:
+        return list(self.specs.values())

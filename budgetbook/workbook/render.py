@@ -1,0 +1,123 @@
+"""A `Book` (plain data) into an openpyxl workbook: values, styles, names, validation, charts, print setup."""
+
+from __future__ import annotations
+
+import re
+
+from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.chart import BarChart, Reference, Series
+from openpyxl.formatting.rule import CellIsRule, FormulaRule
+from openpyxl.styles import Font, PatternFill, Protection
+from openpyxl.utils import absolute_coordinate, quote_sheetname
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.properties import PageSetupProperties
+
+from . import style as st
+from .grid import Book, Sheet
+
+RED = PatternFill("solid", fgColor="FFC7CE")
+GREEN = PatternFill("solid", fgColor="C6EFCE")
+_UNLOCKED = Protection(locked=False)
+
+
+def render(book: Book) -> Workbook:
+    wb = Workbook()
+    wb.remove(wb.active)
+    for sheet in book.sheets:
+        _render_sheet(wb, sheet, book.plan_name)
+    for name, spec in book.specs.items():
+        ref = f"{quote_sheetname(spec.sheet)}!{absolute_coordinate(spec.cell)}"
+        wb.defined_names[name] = DefinedName(name, attr_text=ref)
+    wb.calculation.fullCalcOnLoad = True
+    return wb
+
+
+def _text(value: str) -> str:
+    return ILLEGAL_CHARACTERS_RE.sub("?", value)
+
+
+def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
+    ws = wb.create_sheet(sheet.title)
+    ws.sheet_properties.tabColor = st.TAB_COLOURS[sheet.role]
+    styles = {key: value for key, value in st.STYLES.items()}
+    for (row, col), cell in sorted(sheet.cells.items()):
+        target = ws.cell(row, col)
+        if cell.is_text and isinstance(cell.value, str):
+            target.value = _text(cell.value)
+            target.data_type = "s"  # plan text starting with "=" stays text, never a formula
+        else:
+            target.value = cell.value
+        for attr, value in styles[cell.style].items():
+            setattr(target, attr, value)
+        if cell.number_format:
+            target.number_format = cell.number_format
+        if cell.style == "input":
+            target.protection = _UNLOCKED
+    for col, width in sheet.widths.items():
+        ws.column_dimensions[_letter(col)].width = width
+    if sheet.freeze:
+        ws.freeze_panes = sheet.freeze
+    ws.sheet_view.showGridLines = sheet.gridlines
+    _validations(ws, sheet)
+    for ref in sheet.red_when_false:
+        ws.conditional_formatting.add(ref, CellIsRule(operator="notEqual", formula=["TRUE"], fill=RED,
+                                                      font=Font(bold=True, color="9C0006")))
+        ws.conditional_formatting.add(ref, CellIsRule(operator="equal", formula=["TRUE"], fill=GREEN))
+    for ref in sheet.lowest_in_row:
+        first, _ = ref.split(":")
+        whole = ":".join(absolute_coordinate(part) for part in ref.split(":"))
+        ws.conditional_formatting.add(ref, FormulaRule(formula=[f"{first}=MIN({whole})"], fill=GREEN,
+                                                       font=Font(bold=True, color="006100")))
+    if sheet.chart:
+        _chart(ws, sheet)
+    _print_setup(ws, sheet, plan_name)
+
+
+def _letter(col: int) -> str:
+    from openpyxl.utils import get_column_letter
+
+    return get_column_letter(col)
+
+
+def _validations(ws, sheet: Sheet) -> None:
+    for ref, rule in sheet.validations:
+        dv = DataValidation(type=rule["type"], operator=rule.get("operator"), formula1=rule["formula1"],
+                            formula2=rule.get("formula2"), allow_blank=False, showErrorMessage=True,
+                            errorTitle="Outside the allowed range", error=rule["message"][:255])
+        dv.add(ref)
+        ws.add_data_validation(dv)
+
+
+def _chart(ws, sheet: Sheet) -> None:
+    spec = sheet.chart
+    chart = BarChart()
+    chart.type = "bar"
+    chart.grouping = "clustered"
+    chart.title = spec["title"]
+    chart.y_axis.title = spec["currency"]
+    chart.y_axis.numFmt = "#,##0"
+    chart.y_axis.majorGridlines = None
+    chart.y_axis.delete = False
+    chart.x_axis.delete = False
+    chart.x_axis.scaling.orientation = "maxMin"  # first line item on top, as in the table
+    for col, title in spec["series"]:
+        values = Reference(ws, min_col=col, min_row=spec["first_row"], max_row=spec["last_row"])
+        chart.series.append(Series(values, title=title))
+    chart.set_categories(Reference(ws, min_col=1, min_row=spec["first_row"], max_row=spec["last_row"]))
+    chart.height = 9
+    chart.width = 22
+    ws.add_chart(chart, spec["anchor"])
+
+
+def _print_setup(ws, sheet: Sheet, plan_name: str) -> None:
+    ws.page_setup.orientation = "landscape"
+    ws.page_setup.paperSize = ws.PAPERSIZE_A4
+    ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
+    ws.oddHeader.left.text = re.sub("&", "&&", plan_name)
+    ws.oddHeader.right.text = "&A"
+    ws.oddFooter.left.text = "budgetbook"
+    ws.oddFooter.right.text = "Page &P of &N"

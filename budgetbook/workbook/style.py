@@ -1,0 +1,70 @@
+"""Finance conventions (FAST / ICAEW): inputs look like inputs, everything else stays plain."""
+
+from __future__ import annotations
+
+from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
+
+BLUE = "0000FF"            # the universal "you may type here" colour
+INPUT_FILL = "FFF2CC"      # pale yellow
+HEADER_FILL = "D9E1F2"
+TAB_COLOURS = {"inputs": "FFC000", "calc": "5B9BD5", "output": "70AD47", "about": "A5A5A5",
+               "hidden": "A5A5A5"}
+
+_thin = Side(style="thin", color="808080")
+
+STYLES = {
+    "text": {},
+    "title": {"font": Font(bold=True, size=14)},
+    "subtitle": {"font": Font(italic=True, color="595959")},
+    "header": {"font": Font(bold=True), "fill": PatternFill("solid", fgColor=HEADER_FILL),
+               "alignment": Alignment(horizontal="center", wrap_text=True)},
+    "section": {"font": Font(bold=True, color="1F3864")},
+    "label": {},
+    "unit": {"font": Font(color="595959")},
+    "note": {"font": Font(italic=True, color="595959"), "alignment": Alignment(wrap_text=False)},
+    "input": {"font": Font(color=BLUE), "fill": PatternFill("solid", fgColor=INPUT_FILL)},
+    "constant": {"font": Font(color="000000")},
+    "calc": {},
+    "figure": {"font": Font(bold=True)},
+    "total": {"font": Font(bold=True), "border": Border(top=_thin, bottom=Side(style="double", color="808080"))},
+    "check": {"alignment": Alignment(horizontal="center")},
+}
+
+_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥", "INR": "₹"}
+
+
+def money(currency: str, decimals: int = 0) -> str:
+    """A currency number format: `$#,##0` for USD, `"CHF "#,##0` where there is no symbol."""
+    symbol = _SYMBOLS.get(currency)
+    digits = "#,##0" + ("." + "0" * decimals if decimals else "")
+    prefix = f'"{symbol}"' if symbol else f'"{currency} "'
+    return f"{prefix}{digits};-{prefix}{digits}"
+
+
+HOURS = "#,##0"
+COUNT = "#,##0.##"
+SHARE = "0.0%"
+PERCENT = "0.0%"
+MULTIPLIER = '0.00"x"'
+GB = '#,##0" GB"'
+VOLUME_GB = '[>=1000000]#,##0.0,," PB";[>=1000]#,##0.0," TB";#,##0" GB"'
+BIG = "0.00E+00"
+NUMBER = "#,##0.####"
+
+
+def input_format(unit: str, currency: str, value: float) -> str:
+    """A number format for an input from its unit (see plan.py's `num(..., unit=...)`)."""
+    if unit.startswith("money"):
+        return money(currency, 2 if abs(value) < 1000 and value != int(value) else 0) if abs(value) >= 1 \
+            else money(currency, 3)
+    if unit in ("share", "share of compute", "share of peak"):
+        return SHARE
+    if unit == "x ideal hours":
+        return MULTIPLIER
+    if unit in ("parameters", "tokens", "FLOP") and abs(value) >= 1e6:
+        return BIG
+    if unit == "GB":
+        return GB
+    if abs(value) >= 1e9:
+        return BIG
+    return NUMBER
