@@ -123,7 +123,11 @@ class _Refused(Exception):
 
 
 def _mb(n: int) -> str:
-    return f"{n / 1e6:,.0f} MB" if n >= 10_000_000 else f"{n / 1e6:,.1f} MB"
+    if n >= 1_000_000_000:
+        return f"{n / 1e9:,.1f} GB"
+    if n >= 1_000_000:
+        return f"{n / 1e6:,.0f} MB" if n >= 10_000_000 else f"{n / 1e6:,.1f} MB"
+    return f"{n / 1e3:,.0f} KB"
 
 
 # ---------------------------------------------------------------- reading the file
