@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from openpyxl.utils.cell import rows_from_range
+
 from .errors import BudgetbookError, WorkbookError
 from .findings import ERROR, SEVERITY_ORDER, Finding
 from .formula_text import normalize, references, to_names
@@ -143,14 +145,18 @@ def audit_formulas(book: Book, evaluated: dict[str, Any]) -> list[Finding]:
 
 
 def _unnamed_refs(formula: str, sheet: str, current_names: dict) -> list[str]:
+    """Cells a formula reads that budgetbook did not write: a row a user added, say."""
     found = []
     for ref in references(formula):
-        if getattr(ref, "name", None):
+        if ref.name or not ref.cell:
             continue
-        ref_sheet = (ref.sheet or sheet)
-        cell = ref.cell.replace("$", "")
-        if (ref_sheet.upper(), cell) not in current_names:
-            found.append(f"{ref_sheet}!{cell}")
+        ref_sheet = ref.sheet or sheet
+        area = ref.cell.replace("$", "")
+        try:
+            cells = [c for row in rows_from_range(area) for c in row] if ref.is_range else [area]
+        except ValueError:  # whole columns and the like: name the area itself
+            cells = [area]
+        found += [f"{ref_sheet}!{c}" for c in cells[:1024] if (ref_sheet.upper(), c) not in current_names]
     return found
 
 
