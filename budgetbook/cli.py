@@ -97,6 +97,23 @@ def schema():
     typer.echo(json.dumps(plan_schema(), indent=2))
 
 
+@app.command()
+def generate(
+    plan: Optional[str] = typer.Argument(None, help="Plan file or template name (default: finetune-13b-lora)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Workbook to write (default: <plan name>.xlsx)."),
+):
+    """Write the plan as an Excel workbook of live formulas."""
+    from .loader import plan_from_text, resolve
+    from .workbook import write_workbook
+
+    source, text = resolve(plan)
+    parsed = plan_from_text(text, source)
+    out = output if output is not None else Path(f"{parsed.name}.xlsx")
+    # (overwrite guard goes here: refuse to replace an edited workbook without --force)
+    write_workbook(parsed, text, out)
+    typer.echo(f"Wrote {out}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the app; a `BudgetbookError` is one line on stderr, anything else one line saying it is a bug."""
     with warnings.catch_warnings():
