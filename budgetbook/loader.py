@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import re
+import typing
 import warnings
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .catalog import CATALOG, MFU_WARNING
 from .errors import PlanError, UsageError
-from .plan import Plan, suggest
+from .plan import GPU_PATTERN, ID_PATTERN, Plan, suggest
 from .yamlsafe import parse_yaml_text, read_plan_text
 
 DEFAULT_TEMPLATE = "finetune-13b-lora"
@@ -89,21 +91,63 @@ def key_path(loc: tuple) -> str:
     return path
 
 
+# what a pattern means, for a reader who does not read regular expressions
+PATTERN_WORDS = {
+    ID_PATTERN: "lowercase letters, digits and `_`, starting with a letter, at most 40 characters",
+    GPU_PATTERN: "letters, digits and `_`, starting with a letter, at most 24 characters (e.g. `H100_SXM`)",
+    r"^[A-Z]{3}$": "a three-letter ISO 4217 currency code such as `USD`",
+}
+
+
+def _shown(value: Any) -> str:
+    return f"{value!r:.60}" if isinstance(value, (str, int, float)) else f"a {type(value).__name__}"
+
+
 def describe_validation_error(exc: ValidationError) -> str:
+    """One line for the first error: the key path in backticks, the bad value, what is allowed."""
     error = exc.errors(include_url=False)[0]
     loc = tuple(p for p in error["loc"] if not (isinstance(p, str) and ("[" in p or p.startswith("function-"))))
+    path, kind, given = key_path(loc), error["type"], error.get("input")
     message = error["msg"].removeprefix("Value error, ")
-    if error["type"] == "missing":
-        parent, name = key_path(loc[:-1]), loc[-1]
-        return f"`{parent}`: missing required key `{name}`" if parent else f"missing required key `{name}`"
-    if error["type"] == "string_pattern_mismatch":
-        message = f"{error['input']!r} must match {error['ctx']['pattern']}"
-    elif error["type"] in ("literal_error", "string_type", "bool_type", "date_from_datetime_parsing",
-                           "date_parsing", "dict_type", "list_type", "too_long", "too_short",
-                           "string_too_long", "string_too_short"):
-        message = f"{message} (got {error['input']!r:.60})"
-    path = key_path(loc)
+    if message.startswith("`"):
+        return message  # a plan-wide check that names its own key path
+    if kind == "missing":
+        return f"`{path}`: required key is missing"
+    if message.startswith("unknown key `"):
+        key, rest = message.removeprefix("unknown key `").split("`", 1)
+        allowed = "" if rest else f" (allowed here: {', '.join(_allowed_keys(loc))})"
+        return f"`{key_path(loc + (key,))}`: unknown key{rest}{allowed}"
+    if kind == "string_pattern_mismatch":
+        pattern = error["ctx"]["pattern"]
+        message = f"expected {PATTERN_WORDS.get(pattern, f'text matching {pattern}')}, got {_shown(given)}"
+    elif kind == "literal_error":
+        options = re.findall(r"'([^']*)'", error["ctx"]["expected"])
+        message = (f"expected one of {', '.join(f'`{o}`' for o in options)}, got {_shown(given)}"
+                   f"{suggest(str(given), options)}")
+    elif kind.startswith(("date_", "datetime_")):
+        message = f"expected a date as YYYY-MM-DD, got {_shown(given)} ({message.split(', ', 1)[-1]})"
+    elif kind in ("string_type", "bool_type", "dict_type", "list_type", "bool_parsing"):
+        wanted = {"string_type": "text", "dict_type": "a mapping of keys", "list_type": "a list"}
+        message = f"expected {wanted.get(kind, 'true or false')}, got {_shown(given)}"
+    elif kind in ("too_short", "too_long", "string_too_short", "string_too_long"):
+        message = f"{message} (got {_shown(given) if isinstance(given, str) else len(given)})"
     return f"`{path}`: {message}" if path else message
+
+
+def _allowed_keys(loc: tuple) -> list[str]:
+    model: Any = Plan
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part) if hasattr(model, "model_fields") else None
+        if field is None:
+            return []
+        found = [a for a in (field.annotation, *typing.get_args(field.annotation))
+                 for a in (a, *typing.get_args(a)) if isinstance(a, type) and issubclass(a, BaseModel)]
+        if not found:
+            return []
+        model = found[0]
+    return [f"`{k}`" for k in model.model_fields]
 
 
 def plan_warnings(plan: Plan) -> list[str]:

@@ -8,6 +8,7 @@ throughput), which decides what the optimistic `low` scenario picks.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -35,7 +36,7 @@ class Bounds:
 
 
 def _fmt(value: float) -> str:
-    return f"{value:g}" if abs(value) < 1e6 else f"{value:.0e}".replace("e+", "e")
+    return f"{value:g}".replace("e+0", "e").replace("e+", "e")
 
 
 @dataclass(frozen=True)
@@ -71,17 +72,19 @@ class Num:
 
 
 def _number(value: Any, bounds: Bounds, what: str = "") -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(
-            f"expected a number{what}, got {value!r}"
-            if not isinstance(value, (dict, list))
-            else f"expected a number{what}, got a {type(value).__name__}"
-        )
+    if isinstance(value, bool):
+        # YAML 1.1 reads true/false/yes/no/on/off as booleans
+        raise ValueError(f"expected a number{what}, got a boolean ({str(value).lower()}: YAML reads "
+                         "true/false/yes/no/on/off as booleans)")
+    if not isinstance(value, (int, float)):
+        kind = {dict: "a mapping", list: "a list", str: "text"}.get(type(value), type(value).__name__)
+        shown = f" {value!r:.40}" if isinstance(value, str) else ""
+        raise ValueError(f"expected a number{what}, got {kind}{shown}")
     number = float(value)
     if not math.isfinite(number):
         raise ValueError(f"expected a finite number{what}, got {value!r}")
     if not bounds.allows(number):
-        raise ValueError(f"must be {bounds.describe()}{what}, got {value!r}")
+        raise ValueError(f"must be {bounds.describe()}{what}, got {_fmt(number)}")
     return number
 
 
@@ -93,7 +96,9 @@ def _parse(value: Any, bounds: Bounds) -> Num:
         if keys != {"low", "base", "high"}:
             extra = sorted(keys - {"low", "base", "high"})
             missing = sorted({"low", "base", "high"} - keys)
-            problem = f"unknown key `{extra[0]}`" if extra else f"missing `{missing[0]}`"
+            hint = difflib.get_close_matches(str(extra[0]), missing, n=1) if extra else []
+            problem = (f"unknown key `{extra[0]}`" + (f"; did you mean `{hint[0]}`?" if hint else "")
+                       if extra else f"missing `{missing[0]}`")
             raise ValueError(f"a range is {{low, base, high}}: {problem}")
         low, base, high = (_number(value[k], bounds, f" for `{k}`") for k in ("low", "base", "high"))
         if not low <= base <= high:

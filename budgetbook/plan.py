@@ -223,39 +223,42 @@ class Plan(Strict):
 
     @model_validator(mode="after")
     def _references(self):
+        # errors here are about one key deep in the plan, so each message starts with its path
         _unique("markets", [m.id for m in self.markets])
         _unique("workloads", [w.id for w in self.workloads])
         _unique("items", [i.id for i in self.items])
         workload_ids = {w.id for w in self.workloads}
         priced = {m.id: m for m in self.markets if m.hybrid is None}
         if not priced:
-            raise ValueError("at least one market must have its own `gpu_prices`")
-        for item in self.items:
+            raise ValueError("`markets`: at least one market must have its own `gpu_prices`")
+        for i, item in enumerate(self.items):
             if item.id in RESERVED_ITEMS:
-                raise ValueError(f"item id `{item.id}` is reserved for a line item of its own")
-        for market in self.markets:
+                raise ValueError(f"`items[{i}].id`: `{item.id}` is reserved for a line item of its own")
+        for m, market in enumerate(self.markets):
+            at = f"`markets[{m}]"
             if market.hybrid is None:
                 needed = {w.gpu for w in self.workloads} | ({self.serving.gpu} if self.serving else set())
                 for gpu in sorted(needed - set(market.gpu_prices)):
-                    raise ValueError(f"market `{market.id}` has no price for GPU `{gpu}` in `gpu_prices`"
+                    raise ValueError(f"{at}.gpu_prices`: market `{market.id}` has no price for GPU `{gpu}`"
                                      f"{suggest(gpu, market.gpu_prices)}")
                 continue
             hybrid = market.hybrid
             for wid, mid in hybrid.assign.items():
                 if wid not in workload_ids:
-                    raise ValueError(f"hybrid market `{market.id}` assigns unknown workload `{wid}`"
+                    raise ValueError(f"{at}.hybrid.assign.{wid}`: no workload has the id `{wid}`"
                                      f"{suggest(wid, workload_ids)}")
                 if mid not in priced:
-                    raise ValueError(f"hybrid market `{market.id}` assigns `{wid}` to `{mid}`, "
-                                     f"not a market with prices{suggest(mid, priced)}")
-            for wid in workload_ids - set(hybrid.assign):
-                raise ValueError(f"hybrid market `{market.id}` does not assign workload `{wid}`")
+                    raise ValueError(f"{at}.hybrid.assign.{wid}`: `{mid}` is not a market with prices"
+                                     f"{suggest(mid, priced)}")
+            for wid in sorted(workload_ids - set(hybrid.assign)):
+                raise ValueError(f"{at}.hybrid.assign`: workload `{wid}` is not assigned to a market")
             for wid in hybrid.runs:
                 if wid not in workload_ids:
-                    raise ValueError(f"hybrid market `{market.id}` sets runs for unknown workload `{wid}`")
+                    raise ValueError(f"{at}.hybrid.runs.{wid}`: no workload has the id `{wid}`"
+                                     f"{suggest(wid, workload_ids)}")
             if self.serving is not None and hybrid.serving not in priced:
-                raise ValueError(f"hybrid market `{market.id}` needs `serving`: the market that serves "
-                                 "the model")
+                raise ValueError(f"{at}.hybrid.serving`: name the market with prices that serves the model "
+                                 f"(one of {', '.join(f'`{p}`' for p in priced)})")
         return self
 
     def market(self, market_id: str) -> Market:
@@ -276,7 +279,7 @@ class Plan(Strict):
 
 def _unique(what: str, ids: list[str]) -> None:
     seen: set[str] = set()
-    for item_id in ids:
+    for i, item_id in enumerate(ids):
         if item_id in seen:
-            raise ValueError(f"two {what} have the id `{item_id}`")
+            raise ValueError(f"`{what}[{i}].id`: another entry of `{what}` already has the id `{item_id}`")
         seen.add(item_id)

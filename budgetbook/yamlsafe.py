@@ -18,6 +18,17 @@ from .errors import PlanError
 MAX_PLAN_BYTES = 1_000_000
 MAX_ALIASES = 100
 MAX_DEPTH = 40
+# nodes after expanding aliases: a 1 MB plan holds far fewer, a billion-laughs far more
+MAX_EXPANDED_NODES = 1_000_000
+MAX_PATH_PARTS = 8
+
+
+class _Problem(Exception):
+    """A YAML-level problem at a mark; `parse_yaml_text` adds the key path and raises `PlanError`."""
+
+    def __init__(self, message: str, mark):
+        super().__init__(message)
+        self.mark = mark
 
 
 class _PlanLoader(yaml.SafeLoader):
@@ -30,15 +41,11 @@ class _PlanLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
-                mark = self.peek_event().start_mark
-                raise PlanError(
-                    f"line {mark.line + 1}: more than {MAX_ALIASES} YAML aliases "
-                    "(an alias bomb?); write the values out instead"
-                )
+                raise _Problem(f"more than {MAX_ALIASES} YAML aliases (an alias bomb?); "
+                               "write the values out instead", self.peek_event().start_mark)
         self._depth += 1
         if self._depth > MAX_DEPTH:
-            mark = self.peek_event().start_mark
-            raise PlanError(f"line {mark.line + 1}: nested more than {MAX_DEPTH} levels deep")
+            raise _Problem(f"nested more than {MAX_DEPTH} levels deep", self.peek_event().start_mark)
         try:
             return super().compose_node(parent, index)
         finally:
@@ -49,22 +56,43 @@ class _PlanLoader(yaml.SafeLoader):
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=True)
             if not isinstance(key, str):
-                raise PlanError(
-                    f"line {key_node.start_mark.line + 1}: key {key!r} must be text"
-                )
+                raise _Problem(f"key {key!r:.40} must be text", key_node.start_mark)
             if key in seen:
-                raise PlanError(
-                    f"line {key_node.start_mark.line + 1}: duplicate key `{key}`"
-                )
+                raise _Problem(f"duplicate key `{key}`: the second would silently replace the first",
+                               key_node.start_mark)
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
+    def get_single_node(self):
+        node = super().get_single_node()
+        if node is not None:
+            sizes: dict[int, int] = {}
+            if _expanded_size(node, sizes) > MAX_EXPANDED_NODES:
+                # name the top-level key that explodes, not the whole document
+                pairs = node.value if isinstance(node, yaml.MappingNode) else []
+                key = next((k for k, v in pairs if sizes[id(v)] > MAX_EXPANDED_NODES), node)
+                raise _Problem(f"expands to more than {MAX_EXPANDED_NODES:,} values through YAML aliases "
+                               "(an alias bomb?)", key.start_mark)
+        return node
+
+
+def _expanded_size(node, sizes: dict[int, int]) -> int:
+    """Node count with every alias expanded, computed once per shared node."""
+    if id(node) not in sizes:
+        if isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = node.value
+        else:
+            children = []
+        sizes[id(node)] = 1 + sum(_expanded_size(child, sizes) for child in children)
+    return sizes[id(node)]
+
 
 def _reject_tag(loader, tag_suffix, node):
-    raise PlanError(
-        f"line {node.start_mark.line + 1}: YAML tag `{node.tag}` is not allowed "
-        "(plans hold plain numbers, text, lists and mappings)"
-    )
+    tag = node.tag.replace("tag:yaml.org,2002:", "!!", 1)
+    raise _Problem(f"YAML tag `{tag}` is not allowed (plans hold plain numbers, text, lists and mappings)",
+                   node.start_mark)
 
 
 _PlanLoader.add_multi_constructor("!", _reject_tag)
@@ -85,19 +113,85 @@ _PlanLoader.add_implicit_resolver(
 def parse_yaml_text(text: str):
     try:
         return yaml.load(text, Loader=_PlanLoader)  # noqa: S506 - _PlanLoader is a SafeLoader
-    except PlanError:
-        raise
+    except _Problem as exc:
+        raise PlanError(f"{where(text, exc.mark)}: {exc}") from None
     except yaml.constructor.ConstructorError as exc:
-        mark = exc.problem_mark
-        where = f"line {mark.line + 1}: " if mark else ""
-        raise PlanError(f"{where}{exc.problem}") from None
+        raise PlanError(f"{where(text, exc.problem_mark)}: {exc.problem}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise PlanError(f"invalid YAML: {where}{problem}") from None
+        context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+        if context and context_mark and context_mark.line != getattr(mark, "line", None):
+            problem += f" ({context} that starts on line {context_mark.line + 1})"
+        raise PlanError(f"{where(text, mark, column=True)}: invalid YAML: {problem}") from None
     except RecursionError:
         raise PlanError(f"nested more than {MAX_DEPTH} levels deep") from None
+
+
+def where(text: str, mark, column: bool = False) -> str:
+    """The key path of a position and its line, as in `workloads[0].mfu` (line 12)."""
+    if mark is None:
+        return "the plan"
+    path = path_at(text, mark.index)
+    line = f"line {mark.line + 1}" + (f", column {mark.column + 1}" if column else "")
+    return f"`{path}` ({line})" if path else line
+
+
+def path_at(text: str, index: int) -> str:
+    """The key path (`workloads[0].mfu`) of the last YAML node starting at or before `index`.
+
+    Walks parser events only (no construction, no alias expansion), so it also
+    works on text that fails later, up to the point where the parser stops.
+    """
+    stack: list[list] = []  # ["map", key or None, expecting_key] | ["seq", index]
+    parts: list = []
+
+    def here() -> list:
+        out = []
+        for frame in stack:
+            if frame[0] == "seq":
+                out.append(frame[1])
+            elif not frame[2] and frame[1] is not None:
+                out.append(frame[1])
+        return out
+
+    def advance() -> None:
+        if stack and stack[-1][0] == "seq":
+            stack[-1][1] += 1
+        elif stack:
+            stack[-1][2] = True
+
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            node = isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.CollectionStartEvent))
+            is_key = node and stack and stack[-1][0] == "map" and stack[-1][2]
+            if is_key:
+                stack[-1][1] = event.value if isinstance(event, yaml.ScalarEvent) else None
+                stack[-1][2] = False
+            if event.start_mark.index > index:
+                break
+            if node:
+                parts = here()
+            if isinstance(event, yaml.MappingStartEvent):
+                stack.append(["map", None, True])
+            elif isinstance(event, yaml.SequenceStartEvent):
+                stack.append(["seq", 0])
+            elif isinstance(event, yaml.CollectionEndEvent):
+                stack.pop()
+                advance()
+            elif node and not is_key:
+                advance()
+    except yaml.YAMLError:
+        parts = here()  # the container the parser was in when the text stopped making sense
+    return _format_path(parts)
+
+
+def _format_path(parts: list) -> str:
+    shown, more = parts[:MAX_PATH_PARTS], len(parts) > MAX_PATH_PARTS
+    out = ""
+    for part in shown:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out + ("..." if more else "")
 
 
 def read_plan_text(path: Path, max_bytes: int = MAX_PLAN_BYTES) -> str:
@@ -116,7 +210,8 @@ def read_plan_text(path: Path, max_bytes: int = MAX_PLAN_BYTES) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise PlanError(
-            f"line {line}: byte 0x{data[exc.start]:02x} is not UTF-8 text; save the file as UTF-8",
-            source=str(path),
-        ) from None
+        before = data[: exc.start].decode("utf-8", errors="replace")
+        key = path_at(data.decode("utf-8", errors="replace"), len(before))
+        at = f"`{key}` (line {line})" if key else f"line {line}"
+        raise PlanError(f"{at}: byte 0x{data[exc.start]:02x} is not UTF-8 text; save the file as UTF-8",
+                        source=str(path)) from None
