@@ -69,6 +69,12 @@ def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None) -> 
     return wb
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_workbook(plan: Plan, plan_text: str, out: Path, today: dt.date | None = None) -> Path:
     """Write atomically: a temporary file beside `out`, renamed into place, so no half file is left."""
     out = Path(out)
@@ -83,6 +89,7 @@ def write_workbook(plan: Plan, plan_text: str, out: Path, today: dt.date | None 
     try:
         with os.fdopen(fd, "wb") as handle:
             wb.save(handle)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; the workbook is an ordinary file
         os.replace(tmp, out)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
