@@ -150,11 +150,12 @@ def _read_input(path: Path, limits: Limits) -> bytes:
         raise _Refused(f"is {_mb(st.st_size)}, over the {_mb(limits.max_file_bytes)} limit for a workbook")
     try:
         with open(path, "rb") as handle:
-            data = handle.read(limits.max_file_bytes + 1)
+            # read(n) allocates n bytes up front: ask for the size stat saw, plus one to spot growth
+            data = handle.read(st.st_size + 1)
     except OSError as exc:
         raise _Refused(f"cannot read: {exc.strerror}") from None
-    if len(data) > limits.max_file_bytes:
-        raise _Refused(f"grew past the {_mb(limits.max_file_bytes)} limit while being read")
+    if len(data) > st.st_size:
+        raise _Refused("changed while being read; try again once it is saved")
     if not data:
         raise _Refused("is empty (0 bytes), not a workbook")
     return data
@@ -363,6 +364,13 @@ class _XmlScan:
                            f"line {exc.lineno})") from None
 
 
+def _looks_like_xml(head: bytes) -> bool:
+    if head.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<")):
+        return True
+    # all whitespace so far: undecided, so scan (a DTD may follow the padding)
+    return head.lstrip(b" \t\r\n")[:1] in (b"", b"<")
+
+
 def _verify_members(archive: zipfile.ZipFile, data: bytes, limits: Limits) -> tuple[int, dict[str, bytes]]:
     """Inflate every member once; return the cell count and the small parts we read ourselves."""
     totals = {"cells": 0, "merged": 0}
@@ -371,12 +379,14 @@ def _verify_members(archive: zipfile.ZipFile, data: bytes, limits: Limits) -> tu
     for info in archive.infolist():
         if info.is_dir():
             continue
-        is_xml = info.filename.lower().endswith(_XML_SUFFIXES)
         keep = info.filename == "[Content_Types].xml"
-        scan = _XmlScan(info.filename, limits, totals) if is_xml else None
+        scan = None
         pieces = []
         produced = 0
         for piece in _inflate(data, info, cap=budget):
+            if produced == 0 and (info.filename.lower().endswith(_XML_SUFFIXES) or _looks_like_xml(piece)):
+                # by content too: a relationship can point openpyxl at any part name
+                scan = _XmlScan(info.filename, limits, totals)
             produced += len(piece)
             if scan:
                 scan.feed(piece)
@@ -442,6 +452,15 @@ def _describe_package(names: list[str], kept: dict[str, bytes]) -> dict:
     }
 
 
+def _defused_cause(exc: BaseException | None) -> DefusedXmlException | None:
+    # openpyxl wraps parse errors in a ValueError of its own
+    while exc is not None:
+        if isinstance(exc, DefusedXmlException):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) <= 200 else text[:197] + "..."
@@ -486,12 +505,13 @@ def load_xlsx(path: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS,
             warnings.simplefilter("ignore")
             workbook = openpyxl.load_workbook(io.BytesIO(info.data), data_only=data_only,
                                               keep_vba=False, keep_links=True, rich_text=False)
-    except DefusedXmlException as exc:
-        raise WorkbookError(f"hostile XML refused ({type(exc).__name__}: {_one_line(exc)})",
-                            source=source) from None
     except MemoryError:
         raise WorkbookError("too large to load into memory", source=source) from None
     except Exception as exc:  # openpyxl raises anything from KeyError to TypeError on odd parts
+        hostile = _defused_cause(exc)
+        if hostile is not None:
+            raise WorkbookError(f"hostile XML refused ({type(hostile).__name__}: {_one_line(hostile)})",
+                                source=source) from None
         raise WorkbookError(f"openpyxl cannot read it: {type(exc).__name__}: {_one_line(exc)}",
                             source=source) from None
     return LoadedWorkbook(workbook=workbook, info=info)

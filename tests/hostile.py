@@ -257,3 +257,13 @@ def xlsb_zip(path: Path) -> Path:
              b'<Override PartName="/xl/workbook.bin" ContentType="application/vnd.ms-excel.sheet.'
              b'binary.macroEnabled.main"/></Types>')
     return write_members(path, {"[Content_Types].xml": types, "xl/workbook.bin": b"\x83\x01\x00"})
+
+
+def disguised_sheet_xlsx(path: Path, sheet: bytes) -> Path:
+    """The sheet stored under a binary-looking name, which the relationships still point at."""
+    members = members_of(xlsx_bytes())
+    members.pop(SHEET)
+    members["xl/worksheets/sheet1.bin"] = sheet
+    for name in ("xl/_rels/workbook.xml.rels", "[Content_Types].xml"):
+        members[name] = members[name].replace(b"sheet1.xml", b"sheet1.bin")
+    return write_members(path, members)
