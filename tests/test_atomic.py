@@ -1,0 +1,177 @@
+"""Outputs appear whole or not at all, never over an input, with one-line errors."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from budgetbook.atomic import (atomic_output, atomic_write, refuse_overwrite, write_bytes_atomic,
+                               write_text_atomic)
+from budgetbook.errors import OutputError
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def leftovers(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp"))
+
+
+def one_line(error: OutputError, path: Path) -> str:
+    message = str(error)
+    assert "\n" not in message
+    assert str(path) in message
+    return message
+
+
+def test_text_written_whole(tmp_path):
+    out = tmp_path / "plan.yaml"
+    write_text_atomic(out, "a: 1\r\nb: 2\n")
+    assert out.read_bytes() == b"a: 1\r\nb: 2\n"
+    assert leftovers(tmp_path) == []
+
+
+def test_mode_is_ordinary_not_private(tmp_path):
+    out = write_bytes_atomic(tmp_path / "o.bin", b"x")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~umask
+
+
+def test_replacing_keeps_the_existing_mode(tmp_path):
+    out = tmp_path / "o.txt"
+    out.write_text("old")
+    out.chmod(0o640)
+    write_text_atomic(out, "new")
+    assert out.read_text() == "new"
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640
+
+
+def test_workbook_saved_through_writer(tmp_path):
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = "=1+1"
+    out = atomic_write(tmp_path / "book.xlsx", wb.save)
+    assert openpyxl.load_workbook(out).active["A1"].value == "=1+1"
+
+
+def test_writer_failing_halfway_leaves_old_file_and_no_temp(tmp_path):
+    out = tmp_path / "book.xlsx"
+    out.write_bytes(b"previous good version")
+    before = digest(out)
+
+    def half_then_crash(tmp: Path):
+        with open(tmp, "wb") as handle:
+            handle.write(b"PK\x03\x04 half a zip")
+        raise RuntimeError("disk pulled")
+
+    with pytest.raises(RuntimeError, match="disk pulled"):
+        atomic_write(out, half_then_crash)
+    assert digest(out) == before
+    assert leftovers(tmp_path) == []
+
+
+def test_failure_with_no_previous_file_leaves_nothing(tmp_path):
+    with pytest.raises(KeyboardInterrupt):
+        with atomic_output(tmp_path / "new.xlsx") as tmp:
+            tmp.write_bytes(b"partial")
+            raise KeyboardInterrupt
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_os_error_in_writer_is_one_line(tmp_path):
+    out = tmp_path / "o.txt"
+
+    def no_space(tmp: Path):
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OutputError) as caught:
+        atomic_write(out, no_space)
+    assert "no space left" in one_line(caught.value, out)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_refuses_to_overwrite_the_input(tmp_path):
+    book = tmp_path / "book.xlsx"
+    book.write_bytes(b"input bytes")
+    before = digest(book)
+    with pytest.raises(OutputError, match="would overwrite the input file") as caught:
+        write_text_atomic(book, "out", protect=[book])
+    one_line(caught.value, book)
+    assert digest(book) == before
+
+
+@pytest.mark.parametrize("alias", ["relative", "symlink", "hardlink", "dotdot"])
+def test_refuses_the_input_under_another_name(tmp_path, monkeypatch, alias):
+    book = tmp_path / "book.xlsx"
+    book.write_bytes(b"input bytes")
+    before = digest(book)
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path)
+    target = {"relative": Path("book.xlsx"), "dotdot": Path("sub/../book.xlsx"),
+              "symlink": tmp_path / "link.xlsx", "hardlink": tmp_path / "hard.xlsx"}[alias]
+    if alias == "symlink":
+        target.symlink_to(book)
+    if alias == "hardlink":
+        os.link(book, target)
+    with pytest.raises(OutputError, match="would overwrite the input file"):
+        write_bytes_atomic(target, b"out", protect=[str(book)])
+    assert digest(book) == before
+
+
+def test_destination_is_a_directory(tmp_path):
+    with pytest.raises(OutputError, match="is a directory") as caught:
+        write_text_atomic(tmp_path, "x")
+    one_line(caught.value, tmp_path)
+
+
+def test_missing_directory(tmp_path):
+    out = tmp_path / "nope" / "o.txt"
+    with pytest.raises(OutputError, match="does not exist") as caught:
+        write_text_atomic(out, "x")
+    one_line(caught.value, out)
+
+
+def test_parent_is_a_file(tmp_path):
+    (tmp_path / "file").write_text("")
+    out = tmp_path / "file" / "o.txt"
+    with pytest.raises(OutputError, match="not a directory") as caught:
+        write_text_atomic(out, "x")
+    one_line(caught.value, out)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_read_only_directory(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        with pytest.raises(OutputError, match="permission denied") as caught:
+            write_text_atomic(locked / "o.txt", "x")
+        one_line(caught.value, locked / "o.txt")
+    finally:
+        locked.chmod(0o700)
+
+
+def test_unwritable_file_system(tmp_path):
+    # /proc refuses new files even to root, so this runs where chmod cannot stop us
+    out = Path("/proc/budgetbook-test.xlsx")
+    if not Path("/proc/self").exists():
+        pytest.skip("no /proc here")
+    with pytest.raises(OutputError) as caught:
+        write_text_atomic(out, "x")
+    assert "cannot write" in one_line(caught.value, out)
+
+
+def test_refuse_overwrite(tmp_path):
+    out = tmp_path / "plan.yaml"
+    refuse_overwrite(out, force=False)
+    out.write_text("x")
+    with pytest.raises(OutputError, match="already exists"):
+        refuse_overwrite(out, force=False)
+    refuse_overwrite(out, force=True)
