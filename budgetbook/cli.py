@@ -136,10 +136,12 @@ def _run(argv: list[str] | None) -> int:
         print("Aborted.", file=sys.stderr)
         return 1
     except Exception as exc:  # click usage errors arrive here too
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
+        if _is_usage_error(exc):
+            message = exc.format_message().replace("Value error, ", "")
+            if not message:
+                return 0  # bare `budgetbook`: the help was the answer
+            command = getattr(getattr(exc, "ctx", None), "command_path", "budgetbook")
+            print(f"Error: {message} (see `{command} --help`)", file=sys.stderr)
             return 2
         if _DEBUG["on"]:
             traceback.print_exc()
@@ -147,6 +149,15 @@ def _run(argv: list[str] | None) -> int:
             print(f"Error: unexpected {type(exc).__name__}: {exc} (this is a bug in budgetbook; "
                   "run with --debug for the traceback)", file=sys.stderr)
         return 3
+
+
+def _is_usage_error(exc: Exception) -> bool:
+    # typer 0.29 vendors click as typer._click; older typers raise click's own classes
+    import click
+
+    vendored = getattr(getattr(typer, "_click", None), "exceptions", None)
+    classes = [click.exceptions.ClickException] + ([vendored.ClickException] if vendored else [])
+    return isinstance(exc, tuple(classes))
 
 
 def run() -> None:

@@ -1,0 +1,98 @@
+"""`budgetbook show` in each format, through the real entry point."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from budgetbook.cli import main
+from budgetbook.loader import template_names
+
+
+def run(capsys, *args: str) -> str:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert captured.err == ""
+    return captured.out
+
+
+def by_name(data: dict) -> dict[str, dict]:
+    return {f["name"]: f for f in data["figures"]}
+
+
+def test_json_default_template_matches_seed_000(capsys):
+    data = json.loads(run(capsys, "show", "finetune-13b-lora", "--format", "json"))
+    assert data["plan"] == "finetune-13b-lora" and data["currency"] == "USD"
+    assert data["markets"] == ["hyperscaler_on_demand", "decentralized_market"]
+    f = by_name(data)
+    assert [f[f"{i}_hyperscaler_on_demand"]["value"] for i in ("compute", "failed_runs", "people")] == \
+        [144000.0, 36000.0, 60000.0]
+    assert [f[f"{i}_decentralized_market"]["value"] for i in ("compute", "failed_runs", "people")] == \
+        [86400.0, 21600.0, 60000.0]
+    assert 4000 <= f["storage_egress_hyperscaler_on_demand"]["value"] <= 8000
+    assert 2000 <= f["storage_egress_decentralized_market"]["value"] <= 4000
+    assert f["total_hyperscaler_on_demand"]["value"] == pytest.approx(250_000, rel=0.03)
+    assert f["total_decentralized_market"]["value"] == pytest.approx(172_000, rel=0.03)
+    compute = f["compute_hyperscaler_on_demand"]
+    assert (compute["item"], compute["market"], compute["label"]) == ("compute", "hyperscaler_on_demand", "Compute")
+    assert (compute["low"], compute["high"]) == (135000.0, 162000.0)  # 1.5x and 1.8x utilization
+    assert "low" not in f["people_hyperscaler_on_demand"]
+
+
+def test_no_plan_means_default_template(capsys):
+    assert run(capsys, "show", "--format", "json") == run(capsys, "show", "finetune-13b-lora", "--format", "json")
+
+
+def test_json_deepseek_headline(capsys):
+    f = by_name(json.loads(run(capsys, "show", "deepseek-v3", "--format", "json")))
+    assert f["final_run_h800_rental"]["value"] == 5_576_000.0
+    assert f["total_h800_rental"]["value"] > 5 * 5_576_000
+
+
+@pytest.mark.parametrize("template", template_names())
+def test_csv_has_one_row_per_figure_and_agrees_with_json(template, capsys):
+    data = json.loads(run(capsys, "show", template, "--format", "json"))
+    rows = list(csv.DictReader(io.StringIO(run(capsys, "show", template, "--format", "csv"))))
+    assert list(rows[0]) == ["name", "item", "market", "label", "value", "low", "high"]
+    assert [r["name"] for r in rows] == [f["name"] for f in data["figures"]]
+    for row, figure in zip(rows, data["figures"]):
+        assert float(row["value"]) == figure["value"]
+        assert row["low"] == ("" if "low" not in figure else repr(figure["low"]))
+
+
+def test_markdown_table(capsys):
+    out = run(capsys, "show", "finetune-13b-lora", "--format", "markdown").splitlines()
+    assert out[0] == "| name | item | market | label | value | low | high |"
+    assert len(out) == 2 + 12
+    assert "| compute_hyperscaler_on_demand | compute | hyperscaler_on_demand | Compute | 144,000.00 | " \
+           "135,000.00 | 162,000.00 |" in out
+
+
+def test_table_groups_markets_and_keeps_magnitudes_apart(capsys):
+    out = run(capsys, "show", "deepseek-v3")
+    assert "$5,576,000" in out and "$49,275,779" in out
+    assert "$12,488,000-$28,616,000" in out  # compute range, low-high
+    # final run and serving come after the total, under their own heading
+    assert out.index("Total development cost") < out.index("not in the total") < out.index("Final-run compute")
+    out = run(capsys, "show", "pretrain-7b", "--format", "table")
+    for market in ("hyperscaler_commit", "neo_cloud", "decentralized_market", "hybrid"):
+        assert market in out
+
+
+def test_csv_label_cannot_become_a_formula(tmp_path, capsys):
+    from budgetbook.loader import template_text
+
+    plan = tmp_path / "p.yaml"
+    plan.write_text(template_text("finetune-13b-lora") + "items:\n  - id: tools\n    label: '=HYPERLINK(1)'\n"
+                    "    cost: 10\n")
+    rows = list(csv.DictReader(io.StringIO(run(capsys, "show", str(plan), "--format", "csv"))))
+    assert next(r for r in rows if r["item"] == "tools")["label"] == "'=HYPERLINK(1)"
+
+
+def test_bad_format_is_usage_error(capsys):
+    assert main(["show", "--format", "xml"]) == 2
+    assert "xml" in capsys.readouterr().err
