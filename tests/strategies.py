@@ -1,0 +1,146 @@
+"""Hypothesis strategies: random valid plans covering every way the schema lets a plan be written.
+
+Plans are kept small (1-3 workloads, 1-3 priced markets, at most one hybrid)
+because every example is written to .xlsx and evaluated with `formulas`, which
+costs about half a second each: 200 examples must fit in CI's few minutes.
+"""
+
+from __future__ import annotations
+
+import yaml
+from hypothesis import strategies as st
+
+from budgetbook.plan import Plan
+
+# ids with and without underscores that cannot run into each other in workbook names
+MARKET_IDS = ("aws_on_demand", "neo", "market_b", "dc")
+WORKLOAD_IDS = ("pretrain", "sweep_a", "ablation", "rl")
+ITEM_IDS = ("data", "eval_suite", "hardware")
+GPUS = ("H100_SXM", "A100", "H800", "TPU_v5")  # TPU_v5 is not in the catalog: needs peak_tflops
+TEXTS = ("", "Plain label", "=SUM(A1:A3)", "+1 hidden", "-minus", "@at", "Données & coûts <x>")
+
+
+def value(lo: float, hi: float, *, ranged: bool = True):
+    """A plain number or a {low, base, high} range inside [lo, hi]."""
+    number = st.floats(lo, hi, allow_nan=False, allow_infinity=False)
+    if not ranged:
+        return number
+    triple = st.lists(number, min_size=3, max_size=3).map(sorted).map(
+        lambda t: {"low": t[0], "base": t[1], "high": t[2]})
+    return st.one_of(number, number, triple)
+
+
+@st.composite
+def checkpoints(draw) -> dict:
+    data: dict = {}
+    if draw(st.booleans()):
+        data["size_gb"] = draw(value(1, 5000))
+    else:
+        data["params"] = draw(value(1e8, 1e12))
+        if draw(st.booleans()):
+            data["bytes_per_param"] = draw(value(2, 16))
+    if draw(st.booleans()):
+        data["saves"] = draw(value(0, 500))
+    else:
+        data["steps"] = draw(value(100, 1e6))
+        data["save_every_steps"] = draw(value(10, 5000))
+    if draw(st.booleans()):
+        data["retention_months"] = draw(value(0, 12))
+    if draw(st.booleans()):
+        data["moved_share"] = draw(value(0, 1))
+    return data
+
+
+@st.composite
+def workload(draw, wid: str) -> dict:
+    gpu = draw(st.sampled_from(GPUS))
+    data: dict = {"id": wid, "gpu": gpu, "label": draw(st.sampled_from(TEXTS))}
+    way = draw(st.sampled_from(("ideal_gpu_hours", "flops", "cluster", "allocated_gpu_hours")))
+    if way == "ideal_gpu_hours":
+        data["ideal_gpu_hours"] = draw(value(1, 1e6))
+    elif way == "flops":
+        data["flops"] = {"params": draw(value(1e8, 1e11)), "tokens": draw(value(1e8, 1e13))}
+        if draw(st.booleans()):
+            data["flops"]["flops_per_param_token"] = draw(value(2, 8))
+    elif way == "cluster":
+        data["cluster"] = {"gpus": draw(value(1, 4096)), "days": draw(value(0.5, 90))}
+    else:
+        data["allocated_gpu_hours"] = draw(value(1, 3e6))
+    if way in ("ideal_gpu_hours", "flops"):
+        if draw(st.booleans()):
+            data["utilization"] = draw(value(1, 3))
+        else:
+            data["mfu"] = draw(value(0.2, 0.6))
+    if gpu == "TPU_v5" or draw(st.integers(0, 4)) == 0:
+        data["peak_tflops"] = draw(value(100, 1500))
+    if draw(st.booleans()):
+        data["runs"] = draw(value(0, 5))
+    if draw(st.booleans()):
+        data["waste"] = draw(value(0, 0.5))
+    data["final_run"] = draw(st.booleans())
+    if draw(st.integers(0, 2)):
+        data["checkpoints"] = draw(checkpoints())
+    return data
+
+
+@st.composite
+def market(draw, mid: str, gpus: set[str]) -> dict:
+    data: dict = {"id": mid, "label": draw(st.sampled_from(TEXTS)),
+                  "gpu_prices": {g: draw(value(0.5, 12)) for g in sorted(gpus)}}
+    if draw(st.booleans()):
+        data["storage_per_gb_month"] = draw(value(0, 0.1))
+    if draw(st.booleans()):
+        data["egress_per_gb"] = draw(value(0, 0.15))
+    if draw(st.booleans()):
+        data["extra_engineering_days"] = draw(value(0, 10))
+    return data
+
+
+@st.composite
+def plan_data(draw) -> dict:
+    n_workloads = draw(st.integers(1, 3))
+    workloads = [draw(workload(w)) for w in WORKLOAD_IDS[:n_workloads]]
+    serving = None
+    if draw(st.booleans()):
+        serving = {"gpu": draw(st.sampled_from(GPUS)), "tokens_per_second_per_gpu": draw(value(10, 5000)),
+                   "months": draw(value(0, 24))}
+        if draw(st.booleans()):
+            serving["tokens_per_month"] = draw(value(0, 1e12))
+        else:
+            serving["requests_per_month"] = draw(value(0, 1e8))
+            serving["tokens_per_request"] = draw(value(0, 4000))
+        if draw(st.booleans()):
+            serving["api_price_per_million_tokens"] = draw(value(0, 20))
+    gpus = {w["gpu"] for w in workloads} | ({serving["gpu"]} if serving else set())
+    priced_ids = list(MARKET_IDS[: draw(st.integers(1, 3))])
+    markets = [draw(market(m, gpus)) for m in priced_ids]
+    if len(priced_ids) > 1 and draw(st.booleans()):
+        assign = {w["id"]: draw(st.sampled_from(priced_ids)) for w in workloads}
+        hybrid: dict = {"assign": assign}
+        overrides = draw(st.lists(st.sampled_from([w["id"] for w in workloads]), unique=True, max_size=2))
+        if overrides:
+            hybrid["runs"] = {wid: draw(value(0, 4)) for wid in overrides}
+        if serving:
+            hybrid["serving"] = draw(st.sampled_from(priced_ids))
+        markets.insert(draw(st.integers(0, len(markets))), {"id": "dc", "label": "Hybrid", "hybrid": hybrid})
+    data: dict = {"name": "random-plan", "currency": draw(st.sampled_from(("USD", "EUR", "CHF"))),
+                  "description": draw(st.sampled_from(TEXTS)), "markets": markets, "workloads": workloads}
+    roles = [{"role": draw(st.sampled_from(TEXTS[1:])), "count": draw(value(0, 20)),
+              "months": draw(value(0, 24)), "monthly_cost": draw(value(0, 1e5))}
+             for _ in range(draw(st.integers(0, 2)))]
+    if roles or draw(st.booleans()):
+        data["people"] = {"roles": roles}
+        if draw(st.booleans()):
+            data["people"]["engineering_day_cost"] = draw(value(0, 5000))
+    items = draw(st.lists(st.sampled_from(ITEM_IDS), unique=True, max_size=2))
+    if items:
+        data["items"] = [{"id": i, "label": draw(st.sampled_from(TEXTS)), "cost": draw(value(0, 1e6))}
+                         for i in items]
+    if serving:
+        data["serving"] = serving
+    return data
+
+
+def plans():
+    """(Plan, its YAML text) pairs."""
+    return plan_data().map(lambda data: (Plan.model_validate(data), yaml.safe_dump(data, sort_keys=False)))
