@@ -28,7 +28,7 @@ import warnings
 import zipfile
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from xml.parsers import expat
 
@@ -525,6 +525,5 @@ def open_workbook(path: str | os.PathLike, *, max_uncompressed: int | None = Non
     overrides = {key: value for key, value in
                  (("max_uncompressed", max_uncompressed), ("max_ratio", max_ratio)) if value is not None}
     if overrides:
-        from dataclasses import replace
         limits = replace(limits, **overrides)
     return load_xlsx(path, limits=limits, data_only=data_only).workbook
