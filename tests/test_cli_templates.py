@@ -1,0 +1,106 @@
+"""`templates`, `init` and `schema`, and the package installed the way a user installs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from budgetbook.cli import main
+from budgetbook.loader import load_plan, template_names, template_text
+from budgetbook.schema import plan_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTRACT_TEMPLATES = ["deepseek-v3", "finetune-13b-lora", "pretrain-7b"]
+
+
+def test_templates_lists_one_a_line_with_description(capsys):
+    assert main(["templates"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == CONTRACT_TEMPLATES == template_names()
+    for line in lines:
+        name, description = line.split(None, 1)
+        assert description.strip() == load_plan(name).description
+
+
+def test_init_writes_the_commented_template(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "pretrain-7b"]) == 0
+    written = tmp_path / "pretrain-7b.yaml"
+    assert written.read_text() == template_text("pretrain-7b")
+    assert "# seed 000" in written.read_text()
+    assert main(["init", "deepseek-v3", "-o", "p.yaml"]) == 0
+    assert load_plan(tmp_path / "p.yaml").name == "deepseek-v3"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.yaml", "pretrain-7b.yaml"]  # no temp files left
+
+
+def test_init_refuses_to_overwrite_without_force(tmp_path, capsys):
+    target = tmp_path / "plan.yaml"
+    target.write_text("mine\n")
+    assert main(["init", "pretrain-7b", "-o", str(target)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"Error: {target}: already exists; pass --force to overwrite it"]
+    assert target.read_text() == "mine\n"
+    assert main(["init", "pretrain-7b", "-o", str(target), "--force"]) == 0
+    assert target.read_text() == template_text("pretrain-7b")
+
+
+def test_init_unknown_template_and_missing_directory(tmp_path, capsys):
+    assert main(["init", "finetune-13b", "-o", str(tmp_path / "x.yaml")]) == 2
+    assert "did you mean `finetune-13b-lora`?" in capsys.readouterr().err
+    assert main(["init", "pretrain-7b", "-o", str(tmp_path / "no" / "x.yaml")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_schema_is_the_plan_json_schema(capsys):
+    assert main(["schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert schema == plan_schema()
+    assert schema["$schema"].startswith("https://json-schema.org/") and schema["title"] == "budgetbook plan"
+    assert {"markets", "workloads"} <= set(schema["required"])
+    mfu = schema["$defs"]["Workload"]["properties"]["mfu"]["anyOf"][0]
+    assert "greater than 0 and at most 1" in mfu["description"]
+
+
+def test_templates_validate_against_the_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    from budgetbook.yamlsafe import parse_yaml_text
+
+    for name in template_names():
+        data = json.loads(json.dumps(parse_yaml_text(template_text(name)), default=str))
+        jsonschema.validate(data, plan_schema())
+
+
+@pytest.mark.skipif(not os.environ.get("CI") and not os.environ.get("BUDGETBOOK_SLOW"),
+                    reason="slow (~30 s): builds a fresh venv; runs in CI or with BUDGETBOOK_SLOW=1")
+def test_pip_install_non_editable_then_run_from_empty_folder(tmp_path):
+    venv = tmp_path / "venv"
+    # system site packages: the dependencies are already installed, so no network is needed
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", "*.egg-info", "build", "__pycache__",
+                                                             ".pytest_cache", ".hypothesis"))
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps"]
+    subprocess.run([*pip, str(src)], check=True, cwd=tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    exe = str(venv / "bin" / "budgetbook")
+
+    def run(*args: str) -> str:
+        done = subprocess.run([exe, *args], cwd=empty, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "pretrain-7b" in run("templates")
+    run("init", "pretrain-7b", "-o", "p.yaml")
+    assert "Total development cost" in run("show", "p.yaml")
+    probe = [str(venv / "bin" / "python"), "-c", "import budgetbook; print(budgetbook.__file__)"]
+    located = subprocess.run(probe,
+                             cwd=empty, capture_output=True, text=True, check=True).stdout
+    assert str(venv) in located, located  # the installed copy, not the working tree
