@@ -49,14 +49,15 @@ def members_of(data: bytes) -> dict[str, bytes]:
         return {name: archive.read(name) for name in archive.namelist()}
 
 
-def write_members(path: Path, members: dict[str, bytes], *, stored_first: str | None = None) -> Path:
+def write_members(path: Path, members: dict[str, bytes], *, stored_first: str | None = None,
+                  stored: tuple[str, ...] = ()) -> Path:
     """An honest zip; `stored_first` puts one member first, uncompressed (as ODF's mimetype)."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         if stored_first:
             archive.writestr(stored_first, members[stored_first], compress_type=zipfile.ZIP_STORED)
         for name, payload in members.items():
             if name != stored_first:
-                archive.writestr(name, payload)
+                archive.writestr(name, payload, compress_type=zipfile.ZIP_STORED if name in stored else None)
     return path
 
 
@@ -259,11 +260,11 @@ def xlsb_zip(path: Path) -> Path:
     return write_members(path, {"[Content_Types].xml": types, "xl/workbook.bin": b"\x83\x01\x00"})
 
 
-def disguised_sheet_xlsx(path: Path, sheet: bytes) -> Path:
+def disguised_sheet_xlsx(path: Path, sheet: bytes, *, stored: bool = False) -> Path:
     """The sheet stored under a binary-looking name, which the relationships still point at."""
     members = members_of(xlsx_bytes())
     members.pop(SHEET)
     members["xl/worksheets/sheet1.bin"] = sheet
     for name in ("xl/_rels/workbook.xml.rels", "[Content_Types].xml"):
         members[name] = members[name].replace(b"sheet1.xml", b"sheet1.bin")
-    return write_members(path, members)
+    return write_members(path, members, stored=("xl/worksheets/sheet1.bin",) if stored else ())
