@@ -1,0 +1,74 @@
+"""README stays true: its commands exist in `--help`, its plan keys exist in the schema, CI runs its test command."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from budgetbook.cli import main
+from budgetbook.schema import plan_keys
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def help_commands(capsys) -> set[str]:
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    commands = out[out.index("Commands"):]
+    return set(re.findall(r"^[│|]?\s+([a-z][a-z-]+)\s{2,}", commands, flags=re.M))
+
+
+def test_every_help_command_is_documented(capsys):
+    commands = help_commands(capsys)
+    assert {"templates", "init", "show", "schema"} <= commands
+    documented = set(re.findall(r"^\| `budgetbook ([a-z-]+)", README, flags=re.M))
+    assert commands <= documented, f"commands missing from README: {commands - documented}"
+
+
+def test_every_command_help_option_is_documented(capsys):
+    for command in help_commands(capsys):
+        assert main([command, "--help"]) == 0
+        options = re.findall(r"(--[a-z][a-z-]+)(?:\s+(-[a-zA-Z])\b)?", capsys.readouterr().out)
+        row = next(line for line in README.splitlines() if line.startswith(f"| `budgetbook {command}"))
+        for long, short in options:
+            if long != "--help":
+                assert long in row or (short and f"{short} " in row), (command, long, row)
+
+
+def test_readme_plan_keys_exist_and_point_to_schema():
+    assert "budgetbook schema > plan.schema.json" in README
+    assert "# yaml-language-server: $schema=plan.schema.json" in README
+    section = README[README.index("## Plan keys"):README.index("## Exit codes")]
+    named = set(re.findall(r"`([a-z_]+)`", section)) - {"workloads[0].mfu"}
+    unknown = named - plan_keys()
+    assert not unknown, f"README names keys the schema lacks: {unknown}"
+    top_level = {"name", "description", "currency", "as_of", "markets", "workloads", "people", "items", "serving"}
+    assert top_level <= named
+
+
+def test_readme_exit_codes():
+    for code in ("| 0 |", "| 1 |", "| 2 |", "| 3 |"):
+        assert code in README
+
+
+def test_quick_start_has_exactly_two_commands():
+    blocks = re.findall(r"<!-- quickstart-(run|test) -->\n```sh\n(.*?)```", README, flags=re.S)
+    assert [kind for kind, _ in blocks] == ["run", "test"]
+    assert all(len(body.strip().splitlines()) == 1 for _, body in blocks)
+    assert blocks[0][1].strip() == "pip install . && budgetbook generate"
+    assert blocks[1][1].strip().endswith("pytest -q")
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    script = (ROOT / ".ci" / "run").read_text()
+    assert script.startswith("#!/usr/bin/env bash") and "set -euo pipefail" in script
+    assert "apt-get install -y libreoffice-calc python3-uno poppler-utils" in script
+    assert "pip install -e '.[test]'" in script
+    # the script's own extraction, run against the README
+    extract = re.search(r'test_command="\$\((awk .*?)\)"\n', script).group(1)
+    got = subprocess.run(["bash", "-c", extract], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    expected = re.search(r"<!-- quickstart-test -->\n```sh\n(.*?)\n```", README, flags=re.S).group(1)
+    assert got.strip() == expected.strip()
+    assert 'eval "$test_command"' in script
