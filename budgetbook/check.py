@@ -55,9 +55,9 @@ def check_workbook(path: Path, plan_spec: str | None = None, *, rel_tol: float =
         source, baseline_text = resolve(plan_spec)
         baseline = plan_from_text(baseline_text, source)
     try:
-        evaluated = {k.lower(): v for k, v in evaluate_workbook(path).items()}
-    except BudgetbookError:
-        raise
+        evaluated = {k.lower(): v for k, v in evaluate_workbook(book.data or path).items()}
+    except BudgetbookError as exc:
+        raise WorkbookError(str(exc).split(": ", 1)[-1], source=str(path)) from None
     except Exception as exc:  # the formulas package gives up on what it cannot parse
         raise WorkbookError(f"its formulas cannot be evaluated ({type(exc).__name__}: {exc})",
                             source=str(path)) from None
@@ -168,3 +168,21 @@ def _plain(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value if not (isinstance(value, float) and not math.isfinite(value)) else str(value)
     return str(value)
+
+
+def edits_since_generated(path: Path) -> list[Finding]:
+    """What a user changed in a generated workbook: inputs and formulas, without evaluating it.
+
+    `generate` asks before it replaces a workbook; typed inputs and formula text
+    are what hand-tuning changes, and reading them takes a fraction of a check.
+    """
+    book = open_book(path)
+    cells = input_cells(book.plan)
+    baseline = {c.name: c.num for c in cells}
+    evaluated = {}
+    if any(isinstance(book.raw(c.name), str) for c in cells if book.locate(c.name)):
+        from .evaluate import evaluate_workbook
+
+        evaluated = {k.lower(): v for k, v in evaluate_workbook(book.data).items()}
+    _, input_findings = read_inputs(book, cells, evaluated, baseline)
+    return input_findings + [f for f in audit_formulas(book, evaluated) if f.kind != "error_value"]

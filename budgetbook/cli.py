@@ -101,17 +101,66 @@ def schema():
 def generate(
     plan: Optional[str] = typer.Argument(None, help="Plan file or template name (default: finetune-13b-lora)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Workbook to write (default: <plan name>.xlsx)."),
+    force: bool = typer.Option(False, "--force", help="Replace a workbook even if it was edited since generated."),
 ):
     """Write the plan as an Excel workbook of live formulas."""
+    from .guard import ensure_replaceable
     from .loader import plan_from_text, resolve
     from .workbook import write_workbook
 
     source, text = resolve(plan)
     parsed = plan_from_text(text, source)
     out = output if output is not None else Path(f"{parsed.name}.xlsx")
-    # (overwrite guard goes here: refuse to replace an edited workbook without --force)
+    if not force:
+        ensure_replaceable(out)
     write_workbook(parsed, text, out)
     typer.echo(f"Wrote {out}")
+
+
+class CheckFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+@app.command()
+def check(
+    book: Path = typer.Argument(..., help="Workbook to check (.xlsx)."),
+    plan: Optional[str] = typer.Option(None, "--plan", help="Check against this plan instead of the embedded one."),
+    format: CheckFormat = typer.Option(CheckFormat.table, "--format", "-f", help="Output format."),
+    rel_tol: float = typer.Option(1e-9, "--rel-tol", help="Relative tolerance of a figure against the reference."),
+    abs_tol: float = typer.Option(0.005, "--abs-tol", help="Absolute tolerance, in currency units."),
+):
+    """Re-evaluate an edited workbook and report what differs from the accounting (exit 1 on errors)."""
+    from .check import check_workbook
+
+    report = check_workbook(book, plan, rel_tol=rel_tol, abs_tol=abs_tol)
+    if format is CheckFormat.json:
+        typer.echo(json.dumps(report.as_json(), indent=2, default=str))
+    else:
+        from .render import render_check
+
+        render_check(report)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
+def extract(
+    book: Path = typer.Argument(..., help="Workbook made by `budgetbook generate` (.xlsx)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Plan file to write (default: standard output)."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing plan file."),
+):
+    """Write the workbook's current inputs back as a plan file, keeping the plan's comments."""
+    from .atomic import refuse_overwrite, write_text_atomic
+    from .extract import extract_plan_text
+
+    text = extract_plan_text(book)
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    refuse_overwrite(output, force)
+    write_text_atomic(output, text, protect=[book])
+    typer.echo(f"Wrote {output}", err=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,6 +39,8 @@ def _plain(value: Any) -> Any:
 
 def evaluate_workbook(source: str | os.PathLike | bytes) -> dict[str, Any]:
     """{defined name: evaluated value} for every workbook-scoped name; Excel errors as text ('#REF!')."""
+    # formulas draws a tqdm progress bar on stderr; a CLI's stderr is for its one-line errors
+    os.environ.setdefault("TQDM_DISABLE", "1")
     import formulas
 
     if isinstance(source, (bytes, bytearray)):

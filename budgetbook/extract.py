@@ -79,17 +79,17 @@ def rewrite_plan(text: str, values: dict[tuple, Num], book: Book) -> str:
     yaml = YAML()  # round-trip: keeps comments, order and layout
     yaml.preserve_quotes = True
     yaml.width = 4096
+    yaml.indent(mapping=2, sequence=4, offset=2)
     data = yaml.load(text)
+    original = {cell.path: cell.num for cell in input_cells(book.plan)}
     for path, num in values.items():
+        was = original.get(path)
+        if was is not None and (was.base, was.low, was.high, was.ranged) == (num.base, num.low, num.high, num.ranged):
+            continue  # unchanged: keep the plan's own spelling (3.00, 13.0e9, defaults left out)
         node = data
         for part in path[:-1]:
-            node = node[part]
-        key = path[-1]
-        if key not in node and key == "peak_tflops" and not num.ranged and book.plan is not None:
-            workload = book.plan.workloads[path[1]]
-            if math.isclose(workload.peak.base, num.base):
-                continue  # still the catalog's peak: leave the plan as it was
-        node[key] = _yaml_value(num)
+            node = node.setdefault(part, CommentedMap()) if isinstance(node, dict) else node[part]
+        node[path[-1]] = _yaml_value(num)
     out = io.StringIO()
     yaml.dump(data, out)
     return out.getvalue()

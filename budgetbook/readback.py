@@ -32,6 +32,7 @@ class Book:
     plan: Plan
     names: dict[str, tuple[str, str]]  # lower-case defined name -> (sheet title, "C7")
     findings: list[Finding] = field(default_factory=list)
+    data: bytes = b""                  # the checked bytes: evaluate these, not the path again
 
     def locate(self, name: str) -> tuple[str, str] | None:
         where = self.names.get(name.lower())
@@ -68,10 +69,14 @@ def workbook_names(wb) -> tuple[dict[str, tuple[str, str]], list[Finding]]:
 
 
 def open_book(path: Path) -> Book:
-    from .safety import open_workbook
+    from .safety import load_xlsx
     from .workbook import read_embedded_plan
 
-    wb = open_workbook(path)
+    loaded = load_xlsx(path)
+    if loaded.info.tables:
+        raise WorkbookError("contains Excel tables (" + ", ".join(loaded.info.tables) + "), which the "
+                            "formula evaluator cannot load; convert them to plain ranges", source=str(path))
+    wb = loaded.workbook
     embedded = read_embedded_plan(wb)
     if embedded is None:
         raise WorkbookError("no embedded budgetbook plan: not a workbook made by `budgetbook generate`",
@@ -82,7 +87,8 @@ def open_book(path: Path) -> Book:
     except PlanError as exc:
         raise WorkbookError(f"its embedded plan is damaged: {exc}", source=str(path)) from None
     names, findings = workbook_names(wb)
-    return Book(path, wb, text, plan, names, findings)
+    findings = [Finding(kind, sentence) for kind, sentence in loaded.info.notes()] + findings
+    return Book(path, wb, text, plan, names, findings, loaded.info.data)
 
 
 def read_number(book: Book, name: str, evaluated: dict[str, Any]) -> Any:

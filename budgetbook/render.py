@@ -91,3 +91,31 @@ def render_markdown(breakdown: Breakdown, out: TextIO) -> None:
     for name, item, market, label, value, low, high in _rows(breakdown):
         out.write(f"| {name} | {item} | {market} | {cell(label)} | {number(value)} | {number(low)} "
                   f"| {number(high)} |\n")
+
+
+def render_check(report, out: TextIO | None = None) -> None:
+    """`check`'s table: findings by severity, then every figure beside the reference."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(file=out or sys.stdout, width=max(100, Console().width), highlight=False)
+    status = Text("OK", style="bold green") if report.ok else Text("ERRORS FOUND", style="bold red")
+    console.print(Text(f"{report.workbook}: ") + status)
+    findings = report.sorted_findings()
+    if findings:
+        table = Table(title="Findings", title_justify="left")
+        for column in ("Severity", "Kind", "Where", "Message"):
+            table.add_column(column)
+        styles = {"error": "red", "warning": "yellow", "info": "cyan"}
+        for f in findings:
+            table.add_row(Text(f.severity, style=styles[f.severity]), f.kind, Text(f.where), Text(f.message))
+        console.print(table)
+    figures = Table(title="Figures", title_justify="left")
+    for column in ("Figure", "Workbook", "Reference", "Difference"):
+        figures.add_column(column, justify="left" if column == "Figure" else "right")
+    number = lambda v: "" if v is None else f"{v:,.2f}"  # noqa: E731
+    for row in report.figures:
+        figures.add_row(Text(row["name"]), number(row["value"]), number(row["reference"]),
+                        number(row.get("difference")))
+    console.print(figures)
