@@ -174,8 +174,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv: list[str] | None) -> int:
     try:
-        app(args=argv, standalone_mode=False)
-        return 0
+        # standalone_mode=False: click returns a `typer.Exit(code)` raised in a command instead of raising it
+        result = app(args=argv, standalone_mode=False)
+        return result if isinstance(result, int) and not isinstance(result, bool) else 0
     except BudgetbookError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return exc.exit_code
