@@ -67,6 +67,7 @@ def check_workbook(path: Path, plan_spec: str | None = None, *, rel_tol: float =
     values, input_findings = read_inputs(book, cells, evaluated, baseline_values)
     report.findings += input_findings
     report.findings += audit_formulas(book, evaluated)
+    report.findings += hidden_cells(book)
 
     reference = None
     if not any(f.kind in ("invalid_input", "missing") for f in input_findings):
@@ -141,6 +142,49 @@ def audit_formulas(book: Book, evaluated: dict[str, Any]) -> list[Finding]:
         if is_error_value(value) or _is_xl_error(value):
             findings.append(Finding("error_value", f"evaluates to {value}", sheet, cell, spec.name,
                                     None, str(value)))
+    return findings
+
+
+def hidden_cells(book: Book) -> list[Finding]:
+    """Inputs and figures a reader cannot see: on a hidden sheet, in a hidden row or column.
+
+    Hiding is how a changed number escapes review, so each hidden place is a
+    warning (one per sheet, row or column, naming the cells in it). The sheet
+    holding the embedded plan is hidden by design and holds no inputs or figures.
+    """
+    from openpyxl.utils.cell import coordinate_from_string, column_index_from_string
+
+    from .workbook import EMBED_SHEET, workbook_layout
+
+    places: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for spec in workbook_layout(book.plan):
+        if spec.kind not in ("input", "figure"):
+            continue
+        where = book.locate(spec.name)
+        if where is None or where[0] == EMBED_SHEET:
+            continue
+        sheet, cell = where
+        ws = book.wb[sheet]
+        try:
+            letter, row = coordinate_from_string(cell)
+        except ValueError:  # a name pointing at a range: not one of ours
+            continue
+        column = column_index_from_string(letter)
+        if ws.sheet_state != "visible":
+            place = f"sheet {sheet} is {ws.sheet_state}"
+        elif ws.row_dimensions[row].hidden if row in ws.row_dimensions else False:
+            place = f"row {row} of {sheet} is hidden"
+        elif any(d.hidden and (d.min or 0) <= column <= (d.max or 0) for d in ws.column_dimensions.values()):
+            place = f"column {letter} of {sheet} is hidden"
+        else:
+            continue
+        places.setdefault((sheet, place), []).append((cell, spec.name))
+    findings = []
+    for (sheet, place), cells in places.items():
+        shown = ", ".join(f"{name} ({cell})" for cell, name in cells[:5])
+        more = f" and {len(cells) - 5} more" if len(cells) > 5 else ""
+        findings.append(Finding("hidden", f"{place}: it holds {shown}{more}; a reviewer will not see them",
+                                sheet, cells[0][0], cells[0][1]))
     return findings
 
 
