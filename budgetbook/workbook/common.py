@@ -23,11 +23,12 @@ def start_calc_sheet(book: Book, plan: Plan, title: str, role: str, heading: str
     sheet.put(HEADER_ROW, 2, "Unit", "header")
     for market in plan.markets:
         label = market.label or market.id
-        if market.hybrid is not None:
+        if market.hybrid is not None and "hybrid" not in label.lower():
             label += " (hybrid)"
         sheet.put(HEADER_ROW, market_col(plan, market), label, "header", text=True)
     sheet.widths = {1: 46, 2: 16} | {FIRST_COL + i: 20 for i in range(len(plan.markets))}
     sheet.freeze = f"C{HEADER_ROW + 1}"
+    sheet.heights[HEADER_ROW] = 45  # market labels wrap onto up to three lines
     sheet.row = HEADER_ROW + 2
     return sheet
 

@@ -50,6 +50,7 @@ class Sheet:
     role: str                                  # inputs | calc | output | about | hidden
     cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
     widths: dict[int, float] = field(default_factory=dict)
+    heights: dict[int, float] = field(default_factory=dict)
     freeze: str | None = None
     validations: list[tuple[str, dict]] = field(default_factory=list)   # (A1, rule)
     red_when_false: list[str] = field(default_factory=list)              # A1 of check cells

@@ -7,8 +7,10 @@ import re
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.chart import BarChart, Reference, Series
+from openpyxl.chart.text import RichText
+from openpyxl.drawing.text import CharacterProperties, Paragraph, ParagraphProperties
 from openpyxl.formatting.rule import CellIsRule, FormulaRule
-from openpyxl.styles import Font, PatternFill, Protection
+from openpyxl.styles import PatternFill, Protection
 from openpyxl.utils import absolute_coordinate, quote_sheetname
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
@@ -59,17 +61,19 @@ def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
         ws.column_dimensions[_letter(col)].width = width
     if sheet.freeze:
         ws.freeze_panes = sheet.freeze
+    for row, height in sheet.heights.items():
+        ws.row_dimensions[row].height = height
     ws.sheet_view.showGridLines = sheet.gridlines
     _validations(ws, sheet)
     for ref in sheet.red_when_false:
         ws.conditional_formatting.add(ref, CellIsRule(operator="notEqual", formula=["TRUE"], fill=RED,
-                                                      font=Font(bold=True, color="9C0006")))
+                                                      font=st.font(bold=True, color="9C0006")))
         ws.conditional_formatting.add(ref, CellIsRule(operator="equal", formula=["TRUE"], fill=GREEN))
     for ref in sheet.lowest_in_row:
         first, _ = ref.split(":")
         whole = ":".join(absolute_coordinate(part) for part in ref.split(":"))
         ws.conditional_formatting.add(ref, FormulaRule(formula=[f"{first}=MIN({whole})"], fill=GREEN,
-                                                       font=Font(bold=True, color="006100")))
+                                                       font=st.font(bold=True, color="006100")))
     if sheet.chart:
         _chart(ws, sheet)
     _print_setup(ws, sheet, plan_name)
@@ -106,8 +110,11 @@ def _chart(ws, sheet: Sheet) -> None:
         values = Reference(ws, min_col=col, min_row=spec["first_row"], max_row=spec["last_row"])
         chart.series.append(Series(values, title=title))
     chart.set_categories(Reference(ws, min_col=1, min_row=spec["first_row"], max_row=spec["last_row"]))
-    chart.height = 9
-    chart.width = 22
+    chart.x_axis.tickLblSkip = 1  # every line item labelled, not every other one
+    small = CharacterProperties(sz=800)
+    chart.x_axis.txPr = RichText(p=[Paragraph(pPr=ParagraphProperties(defRPr=small), endParaRPr=small)])
+    chart.height = max(7.0, 1.1 * (spec["last_row"] - spec["first_row"] + 1) + 2)
+    chart.width = 20
     ws.add_chart(chart, spec["anchor"])
 
 
@@ -116,7 +123,8 @@ def _print_setup(ws, sheet: Sheet, plan_name: str) -> None:
     ws.page_setup.paperSize = ws.PAPERSIZE_A4
     ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
     ws.page_setup.fitToWidth = 1
-    ws.page_setup.fitToHeight = 0
+    # outputs print as one page each; long input and calculation sheets run on, one page wide
+    ws.page_setup.fitToHeight = 1 if sheet.role == "output" and sheet.title != "Checks" else 0
     ws.oddHeader.left.text = re.sub("&", "&&", plan_name)
     ws.oddHeader.right.text = "&A"
     ws.oddFooter.left.text = "budgetbook"

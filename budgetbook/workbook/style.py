@@ -11,22 +11,28 @@ TAB_COLOURS = {"inputs": "FFC000", "calc": "5B9BD5", "output": "70AD47", "about"
                "hidden": "A5A5A5"}
 
 _thin = Side(style="thin", color="808080")
+FONT = "Calibri"  # named everywhere: a Font without a name renders in LibreOffice's serif default
+
+
+def font(**kw) -> Font:
+    return Font(name=FONT, size=kw.pop("size", 11), **kw)
+
 
 STYLES = {
-    "text": {},
-    "title": {"font": Font(bold=True, size=14)},
-    "subtitle": {"font": Font(italic=True, color="595959")},
-    "header": {"font": Font(bold=True), "fill": PatternFill("solid", fgColor=HEADER_FILL),
+    "text": {"font": font()},
+    "title": {"font": font(bold=True, size=14)},
+    "subtitle": {"font": font(italic=True, color="595959")},
+    "header": {"font": font(bold=True), "fill": PatternFill("solid", fgColor=HEADER_FILL),
                "alignment": Alignment(horizontal="center", wrap_text=True)},
-    "section": {"font": Font(bold=True, color="1F3864")},
-    "label": {},
-    "unit": {"font": Font(color="595959")},
-    "note": {"font": Font(italic=True, color="595959"), "alignment": Alignment(wrap_text=False)},
-    "input": {"font": Font(color=BLUE), "fill": PatternFill("solid", fgColor=INPUT_FILL)},
-    "constant": {"font": Font(color="000000")},
-    "calc": {},
-    "figure": {"font": Font(bold=True)},
-    "total": {"font": Font(bold=True), "border": Border(top=_thin, bottom=Side(style="double", color="808080"))},
+    "section": {"font": font(bold=True, color="1F3864")},
+    "label": {"font": font()},
+    "unit": {"font": font(color="595959")},
+    "note": {"font": font(italic=True, color="595959"), "alignment": Alignment(wrap_text=False)},
+    "input": {"font": font(color=BLUE), "fill": PatternFill("solid", fgColor=INPUT_FILL)},
+    "constant": {"font": font(color="000000")},
+    "calc": {"font": font()},
+    "figure": {"font": font(bold=True)},
+    "total": {"font": font(bold=True), "border": Border(top=_thin, bottom=Side(style="double", color="808080"))},
     "check": {"alignment": Alignment(horizontal="center")},
 }
 

@@ -1,0 +1,85 @@
+"""Regenerate the sample workbooks of every template, and PNG pages of their Summary and Procurement.
+
+    python samples/regenerate.py            # workbooks and PNGs (needs soffice and pdftoppm)
+    python samples/regenerate.py --no-png   # workbooks only
+
+`tests/test_workbook_samples.py` fails, with a readable diff, when the builder's
+output drifts from the committed workbooks: rerun this script and review the diff.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import openpyxl
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+from budgetbook.loader import plan_from_text, resolve, template_names  # noqa: E402
+from budgetbook.workbook import write_workbook  # noqa: E402
+
+PAGES = ("Summary", "Procurement")
+
+
+def dump(path: Path) -> list[str]:
+    """A normalised, diffable view: sheet, cell, formula or value, number format (no generation date)."""
+    wb = openpyxl.load_workbook(path)
+    lines = []
+    for ws in wb:
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.value is None:
+                    continue
+                if ws.title == "About" and ws.cell(cell.row, 1).value == "Generated":
+                    continue
+                lines.append(f"{ws.title}!{cell.coordinate}\t{cell.value!r}\t{cell.number_format}")
+    lines += [f"name {name} -> {dn.attr_text}" for name, dn in sorted(wb.defined_names.items())]
+    return lines
+
+
+def generate(template: str, out_dir: Path) -> Path:
+    source, text = resolve(template)
+    return write_workbook(plan_from_text(text, source), text, out_dir / f"{template}.xlsx")
+
+
+def render_pngs(book: Path, out_dir: Path) -> list[Path]:
+    """PNGs of the Summary and Procurement pages, as LibreOffice prints them (recalculated)."""
+    from libreoffice import make_profile
+
+    with tempfile.TemporaryDirectory(prefix="budgetbook-samples-") as tmp:
+        tmp = Path(tmp)
+        wb = openpyxl.load_workbook(book)
+        for ws in wb:
+            ws.sheet_state = "visible" if ws.title in PAGES else "hidden"
+        wb.active = wb.sheetnames.index(PAGES[0])
+        only = tmp / book.name
+        wb.save(only)
+        profile = make_profile(tmp / "profile")
+        subprocess.run([shutil.which("soffice"), "--headless", "--norestore",
+                        f"-env:UserInstallation={profile.as_uri()}", "--convert-to", "pdf",
+                        "--outdir", str(tmp), str(only)], check=True, capture_output=True, timeout=300)
+        prefix = out_dir / book.stem
+        for old in out_dir.glob(f"{book.stem}-*.png"):
+            old.unlink()
+        subprocess.run(["pdftoppm", "-png", "-r", "60", str(only.with_suffix(".pdf")), str(prefix)],
+                       check=True, timeout=300)
+    return sorted(out_dir.glob(f"{book.stem}-*.png"))
+
+
+def main(argv: list[str]) -> int:
+    for template in template_names():
+        book = generate(template, HERE)
+        print(f"wrote {book.relative_to(HERE.parent)}")
+        if "--no-png" not in argv:
+            for png in render_pngs(book, HERE):
+                print(f"wrote {png.relative_to(HERE.parent)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
