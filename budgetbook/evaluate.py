@@ -10,7 +10,10 @@ from __future__ import annotations
 import io
 import os
 import tempfile
+import threading
+import types
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +35,46 @@ def _plain(value: Any) -> Any:
         pass
     if type(value).__name__ == "XlError":
         return str(value)
-    if value is not None and type(value).__name__ == "_Empty" or str(value) == "empty":
+    if type(value).__name__ == "Token" and str(value) == "empty":  # schedula's blank cell, not the text
         return None
     return value
+
+
+class _QuietBar:
+    """Stands in for tqdm: `formulas` draws a progress bar on stderr, which would litter `check`'s output."""
+
+    total = 0
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, *args, **kwargs):
+        return None
+
+    def refresh(self):
+        return None
+
+
+_QUIET = types.SimpleNamespace(tqdm=_QuietBar)
+_LOCK = threading.Lock()
+
+
+@contextmanager
+def _quiet_formulas():
+    import formulas.excel as excel
+
+    with _LOCK:
+        loud, excel.tqdm = excel.tqdm, _QUIET
+        try:
+            yield
+        finally:
+            excel.tqdm = loud
 
 
 def evaluate_workbook(source: str | os.PathLike | bytes) -> dict[str, Any]:
@@ -52,7 +92,7 @@ def evaluate_workbook(source: str | os.PathLike | bytes) -> dict[str, Any]:
     if not path.is_file():
         raise WorkbookError(f"{path}: no such workbook")
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _quiet_formulas():
             warnings.simplefilter("ignore")
             model = formulas.ExcelModel().loads(str(path)).finish()
             solution = model.calculate()
@@ -67,7 +107,10 @@ def evaluate_workbook(source: str | os.PathLike | bytes) -> dict[str, Any]:
     names = {}
     from openpyxl import load_workbook
 
-    wb = load_workbook(io.BytesIO(path.read_bytes()), read_only=False)
+    try:
+        wb = load_workbook(io.BytesIO(path.read_bytes()), read_only=False)
+    except Exception as exc:
+        raise WorkbookError(f"{path}: cannot read the workbook's names ({type(exc).__name__})") from None
     for name, defined in wb.defined_names.items():
         value = results.get(name.upper())
         if value is None:
