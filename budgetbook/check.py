@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,12 @@ class CheckReport:
                 "findings": [f.as_dict() for f in self.sorted_findings()], "figures": self.figures}
 
 
+def quiet_formulas_log() -> None:
+    """`formulas` logs a warning per cell on a deleted sheet ("Error in loading ..."), which Python's
+    last-resort handler prints to stderr; `check` reports the deleted sheet itself, in one place."""
+    logging.getLogger("formulas").setLevel(logging.ERROR)
+
+
 def close_enough(a: float, b: float, rel_tol: float, abs_tol: float) -> bool:
     return abs(a - b) <= rel_tol * max(abs(a), abs(b)) + abs_tol
 
@@ -47,6 +54,7 @@ def check_workbook(path: Path, plan_spec: str | None = None, *, rel_tol: float =
                    abs_tol: float = DEFAULT_ABS_TOL) -> CheckReport:
     from .evaluate import evaluate_workbook
 
+    quiet_formulas_log()
     book = open_book(path)
     report = CheckReport(str(path), list(book.findings))
     if plan_spec is None:
@@ -227,6 +235,7 @@ def edits_since_generated(path: Path) -> list[Finding]:
     if any(isinstance(book.raw(c.name), str) for c in cells if book.locate(c.name)):
         from .evaluate import evaluate_workbook
 
+        quiet_formulas_log()
         evaluated = {k.lower(): v for k, v in evaluate_workbook(book.data).items()}
     _, input_findings = read_inputs(book, cells, evaluated, baseline)
     return input_findings + [f for f in audit_formulas(book, evaluated) if f.kind != "error_value"]

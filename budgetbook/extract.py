@@ -61,8 +61,10 @@ def extract_plan_text(path: Path) -> str:
     evaluated: dict[str, Any] = {}
     if any(isinstance(book.raw(c.name), str) and str(book.raw(c.name)).startswith("=")
            for c in cells if book.locate(c.name)):
+        from .check import quiet_formulas_log
         from .evaluate import evaluate_workbook
 
+        quiet_formulas_log()
         evaluated = {k.lower(): v for k, v in evaluate_workbook(path).items()}
     values, findings = read_inputs(book, cells, evaluated, {})
     problems = [f for f in findings if f.kind in ("invalid_input", "missing")]
