@@ -99,6 +99,8 @@ def compare_figures(book: Book, evaluated: dict[str, Any], reference, baseline, 
         figures.append(row)
         if where is None or reference is None or is_error_value(value):
             continue  # reported as missing, invalid input or error value already
+        if value is None:
+            continue  # no value at all: audit_formulas says why (a circular reference, mostly)
         if row["value"] is None:
             findings.append(Finding("mismatch", f"{figure.label} ({figure.market}) is {value!r}, not a number",
                                     sheet, cell, figure.name, figure.value, _plain(value)))
@@ -120,6 +122,8 @@ def audit_formulas(book: Book, evaluated: dict[str, Any]) -> list[Finding]:
     generated_names = {(s.sheet.upper(), s.cell.replace("$", "")): s.name for s in layout}
     current_names = {(sheet.upper(), cell): name for name, (sheet, cell) in book.names.items()}
     findings = []
+    circular = _circular(book, layout, evaluated, current_names)
+    uncomputed: list[tuple[str, str, str]] = []
     for spec in layout:
         if spec.formula is None:
             continue
@@ -150,7 +154,69 @@ def audit_formulas(book: Book, evaluated: dict[str, Any]) -> list[Finding]:
         if is_error_value(value) or _is_xl_error(value):
             findings.append(Finding("error_value", f"evaluates to {value}", sheet, cell, spec.name,
                                     None, str(value)))
+        elif value is None and spec.name.lower() in circular:
+            cycle = circular[spec.name.lower()]
+            through = f" through {' -> '.join(cycle)}" if len(cycle) > 2 else ""
+            findings.append(Finding("error_value", f"circular reference: its formula reads itself{through}, "
+                                    "so it has no value", sheet, cell, spec.name, None, "circular reference"))
+        elif value is None:
+            uncomputed.append((sheet, cell, spec.name))
+    if uncomputed:
+        sheet, cell, name = uncomputed[0]
+        shown = ", ".join(n for _, _, n in uncomputed[:5]) + (f" and {len(uncomputed) - 5} more"
+                                                            if len(uncomputed) > 5 else "")
+        findings.append(Finding("not_computed", f"{len(uncomputed)} formula cell(s) have no value because "
+                                f"they read a circular reference or a cell the evaluator cannot compute: "
+                                f"{shown}", sheet, cell, name))
     return findings
+
+
+def _circular(book: Book, layout, evaluated: dict[str, Any], current_names: dict) -> dict[str, list[str]]:
+    """Named formula cells on a cycle of named cells, each with the cycle it is on.
+
+    The `formulas` engine leaves every cell of a cycle (and all that read one)
+    without a value; Excel shows 0 and a warning. Only cells left without a
+    value can be on a cycle, so only those are followed.
+    """
+    pending = {s.name.lower() for s in layout if s.formula and evaluated.get(s.name.lower()) is None
+               and book.locate(s.name)}
+    edges: dict[str, list[str]] = {}
+    for name in pending:
+        sheet, cell = book.locate(name)
+        text = getattr(book.wb[sheet][cell].value, "text", book.wb[sheet][cell].value)
+        if not (isinstance(text, str) and text.startswith("=")):
+            continue
+        try:
+            refs = references(text)
+        except WorkbookError:
+            continue
+        found = []
+        for ref in refs:
+            if ref.name:
+                found.append(ref.name.lower())
+                continue
+            area = (ref.cell or "").replace("$", "")
+            try:
+                cells = [c for row in rows_from_range(area) for c in row][:4096] if ref.is_range else [area]
+            except ValueError:
+                continue
+            found += [current_names[key] for c in cells
+                      if (key := ((ref.sheet or sheet).upper(), c)) in current_names]
+        edges[name] = [n for n in found if n in pending]
+    cycles: dict[str, list[str]] = {}
+    for start in edges:
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in edges.get(node, ()):
+                if nxt == start:
+                    cycles[start] = path + [start]
+                    stack = []
+                    break
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, path + [nxt]))
+    return cycles
 
 
 def hidden_cells(book: Book) -> list[Finding]:
