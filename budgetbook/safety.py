@@ -183,7 +183,7 @@ def _sniff_not_zip(data: bytes) -> str:
     for sep in (",", ";", "\t", "|"):
         counts = [line.count(sep) for line in lines]
         if counts and counts[0] > 0 and sum(c > 0 for c in counts) >= max(1, len(counts) * 0.8):
-            return "a CSV file renamed .xlsx: open it in Excel and save as .xlsx"
+            return "a CSV file renamed .xlsx: not a readable .xlsx; open it in Excel and save as .xlsx"
     return "a text file, not an .xlsx (which is a zip archive)"
 
 
