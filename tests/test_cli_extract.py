@@ -1,0 +1,224 @@
+"""`budgetbook extract` through the real entry point: a workbook's edited inputs back as a plan.
+
+The oracle is LibreOffice: the plan `extract` writes, run through `show`, must
+give the figures LibreOffice computes for the edited workbook itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+
+import openpyxl
+import pytest
+from ruamel.yaml import YAML
+
+from budgetbook.cli import main
+from budgetbook.loader import template_text
+from libreoffice import cell_values, needs_libreoffice, needs_uno, recalculate, uno_session
+
+FT = "finetune-13b-lora"
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    assert code != 3 and "Traceback" not in err, err
+    return code, out, err
+
+
+def extract(capsys, book: Path, out: Path) -> str:
+    before = sha(book)
+    code, stdout, err = run(capsys, "extract", book, "-o", out)
+    assert (code, stdout, err) == (0, "", f"Wrote {out}\n")
+    assert sha(book) == before
+    return out.read_text()
+
+
+def show(capsys, plan: Path) -> dict:
+    before = sha(plan)
+    code, out, err = run(capsys, "show", plan, "--format", "json")
+    assert (code, err) == (0, "")
+    assert sha(plan) == before
+    return json.loads(out)
+
+
+def assert_show_equals_libreoffice(shown: dict, book: Path) -> None:
+    values = cell_values(book)
+    assert shown["figures"]
+    for f in shown["figures"]:
+        lo = values[f["name"]]
+        assert isinstance(lo, (int, float)), (f["name"], lo)
+        assert math.isclose(f["value"], lo, rel_tol=1e-9, abs_tol=1e-9), f"{f['name']}: show {f['value']} != LO {lo}"
+
+
+def comments(text: str) -> list[str]:
+    return ["#" + line.split("#", 1)[1] for line in text.splitlines() if "#" in line]
+
+
+def node(text: str, *path):
+    data = YAML(typ="safe").load(text)
+    for part in path:
+        data = data[part]
+    return data
+
+
+# --- fixtures -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("extract")
+
+
+@pytest.fixture(scope="module")
+def book(work) -> Path:
+    path = work / f"{FT}.xlsx"
+    assert main(["generate", FT, "-o", str(path)]) == 0
+    return path
+
+
+# Inputs rows of the fine-tune template: C5 H100 price (3.00), row 7 egress range
+# (0.05 / 0.09 / 0.12 in E/C/F), C15 utilization (1.6, range 1.5-1.8), C23 people count (2).
+UNO_OPS = [
+    {"op": "insert_rows", "sheet": "Inputs", "index": 3, "count": 1},  # everything below moves down a row
+    {"op": "set_value", "sheet": "Inputs", "cell": "C6", "value": 2.5},
+    {"op": "set_value", "sheet": "Inputs", "cell": "E8", "value": 0.06},
+    {"op": "set_value", "sheet": "Inputs", "cell": "F8", "value": 0.15},
+    {"op": "set_value", "sheet": "Inputs", "cell": "C16", "value": 1.7},
+    {"op": "set_value", "sheet": "Inputs", "cell": "C24", "value": 3},
+]
+
+
+@pytest.fixture(scope="module")
+def uno_book(book, work) -> Path:
+    with uno_session() as session:
+        return session.edit(book, work / "uno" / "edited.xlsx", UNO_OPS)
+
+
+@pytest.fixture(scope="module")
+def openpyxl_book(book, work) -> Path:
+    wb = openpyxl.load_workbook(book)
+    ws = wb["Inputs"]
+    ws["C5"] = "=2*1.25"      # an input typed as a formula: extract evaluates it
+    ws["E7"], ws["F7"] = 0.04, 0.10
+    ws["C24"] = 1             # role months
+    path = work / "openpyxl-edited.xlsx"
+    wb.save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def saved_book(openpyxl_book, work) -> Path:
+    return recalculate(openpyxl_book, work / "lo")
+
+
+# --- round trips --------------------------------------------------------------
+
+
+@needs_uno
+def test_extract_after_libreoffice_edits_gives_libreoffice_figures(capsys, uno_book, work):
+    text = extract(capsys, uno_book, work / "uno.yaml")
+    assert node(text, "markets", 0, "gpu_prices", "H100_SXM") == 2.5
+    assert node(text, "markets", 0, "egress_per_gb") == {"low": 0.06, "base": 0.09, "high": 0.15}
+    assert node(text, "workloads", 0, "utilization") == {"low": 1.5, "base": 1.7, "high": 1.8}
+    shown = show(capsys, work / "uno.yaml")
+    assert_show_equals_libreoffice(shown, uno_book)
+    egress = {f["name"]: f for f in shown["figures"]}["storage_egress_hyperscaler_on_demand"]
+    assert egress["low"] < egress["value"] < egress["high"]
+    # and `check` agrees the workbook is just these edits
+    code, out, err = run(capsys, "check", uno_book, "--plan", work / "uno.yaml", "--format", "json")
+    assert (code, err) == (0, "")
+    assert json.loads(out)["findings"] == []
+
+
+@needs_libreoffice
+def test_extract_after_libreoffice_recalculation(capsys, saved_book, openpyxl_book, work):
+    for source, name in ((saved_book, "saved.yaml"), (openpyxl_book, "unsaved.yaml")):
+        text = extract(capsys, source, work / name)
+        assert node(text, "markets", 0, "gpu_prices", "H100_SXM") == 2.5
+        assert node(text, "markets", 0, "egress_per_gb") == {"low": 0.04, "base": 0.09, "high": 0.10}
+        assert node(text, "people", "roles", 0, "months") == 1
+        assert_show_equals_libreoffice(show(capsys, work / name), saved_book)
+    assert (work / "saved.yaml").read_text() == (work / "unsaved.yaml").read_text()
+
+
+def test_untouched_extract_is_the_template_itself(capsys, book, work):
+    assert extract(capsys, book, work / "same.yaml") == template_text(FT)
+    code, out, err = run(capsys, "extract", book)
+    assert (code, err) == (0, "") and out == template_text(FT)
+
+
+@needs_uno
+def test_extract_keeps_comments_and_layout(capsys, uno_book, work):
+    original = template_text(FT)
+    text = extract(capsys, uno_book, work / "comments.yaml")
+    assert comments(text) == comments(original)
+    assert len(text.splitlines()) == len(original.splitlines())
+    changed = [(a, b) for a, b in zip(original.splitlines(), text.splitlines()) if a != b]
+    assert len(changed) == 4  # price, egress range, utilization, people count
+    assert all(a.split("#")[1:] == b.split("#")[1:] for a, b in changed)
+
+
+# --- refusals -------------------------------------------------------------------
+
+
+def test_plain_workbook_is_refused(capsys, work):
+    plain = work / "plain.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = 42
+    wb.save(plain)
+    before = sha(plain)
+    code, out, err = run(capsys, "extract", plain)
+    assert (code, out) == (2, "")
+    assert err == f"Error: {plain}: no embedded budgetbook plan: not a workbook made by `budgetbook generate`\n"
+    assert sha(plain) == before
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_output_over_the_input_workbook_is_refused(capsys, book, force):
+    before = sha(book)
+    code, out, err = run(capsys, "extract", book, "-o", book, *(["--force"] if force else []))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"Error: {book}: ") and err.count("\n") == 1
+    assert ("overwrite the input file" if force else "already exists") in err
+    assert sha(book) == before
+
+
+def test_output_over_an_existing_plan_needs_force(capsys, book, work):
+    plan = work / "existing.yaml"
+    plan.write_text("keep me\n")
+    code, out, err = run(capsys, "extract", book, "-o", plan)
+    assert code == 2 and "--force" in err and plan.read_text() == "keep me\n"
+    code, out, err = run(capsys, "extract", book, "-o", plan, "--force")
+    assert code == 0 and plan.read_text() == template_text(FT)
+
+
+def test_range_that_no_longer_holds_is_one_line_exit_2(capsys, book, work):
+    wb = openpyxl.load_workbook(book)
+    wb["Inputs"]["E7"] = 0.10  # low above the base of 0.09
+    bad = work / "bad-range.xlsx"
+    wb.save(bad)
+    before = sha(bad)
+    code, out, err = run(capsys, "extract", bad, "-o", work / "bad.yaml")
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and err.startswith(f"Error: {bad}: Inputs row 7")
+    assert not (work / "bad.yaml").exists()
+    assert sha(bad) == before
+
+
+def test_text_in_an_input_is_one_line_exit_2(capsys, book, work):
+    wb = openpyxl.load_workbook(book)
+    wb["Inputs"]["C5"] = "three"
+    bad = work / "text-input.xlsx"
+    wb.save(bad)
+    code, out, err = run(capsys, "extract", bad)
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "Inputs!C5" in err and "'three'" in err
