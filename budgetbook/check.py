@@ -304,4 +304,6 @@ def edits_since_generated(path: Path) -> list[Finding]:
         quiet_formulas_log()
         evaluated = {k.lower(): v for k, v in evaluate_workbook(book.data).items()}
     _, input_findings = read_inputs(book, cells, evaluated, baseline)
-    return input_findings + [f for f in audit_formulas(book, evaluated) if f.kind != "error_value"]
+    # findings about values (error_value, not_computed: nothing was evaluated here) are not edits
+    edits = ("missing", "hardcoded", "formula_changed")
+    return input_findings + [f for f in audit_formulas(book, evaluated) if f.kind in edits]
