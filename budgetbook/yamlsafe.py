@@ -95,6 +95,20 @@ def _reject_tag(loader, tag_suffix, node):
                    node.start_mark)
 
 
+def _int(loader, node):
+    # a 400-digit integer overflows float() later and a 5,000-digit one trips Python's
+    # int-parsing limit: both would surface as an internal error, not a plan problem
+    text = str(node.value)
+    if len(text.replace("_", "").lstrip("+-")) > 300:
+        raise _Problem(f"the number {text[:12]}... ({len(text):,} characters) is too large for any plan",
+                       node.start_mark)
+    value = yaml.SafeLoader.construct_yaml_int(loader, node)
+    if abs(value) >= 10**300:
+        raise _Problem(f"the number {text[:12]}... is too large for any plan", node.start_mark)
+    return value
+
+
+_PlanLoader.add_constructor("tag:yaml.org,2002:int", _int)
 _PlanLoader.add_multi_constructor("!", _reject_tag)
 _PlanLoader.add_multi_constructor("tag:yaml.org,2002:python/", _reject_tag)
 # timestamps stay text; `as_of` is validated as a date by the schema
