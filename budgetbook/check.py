@@ -79,9 +79,10 @@ def check_workbook(path: Path, plan_spec: str | None = None, *, rel_tol: float =
 
     reference = None
     if not any(f.kind in ("invalid_input", "missing") for f in input_findings):
-        data = with_values(plan_data(baseline_text), values)
+        # the workbook's own plan gives the shape (its formulas were built from it); --plan only the old values
+        data = with_values(plan_data(book.plan_text), values)
         reference = compute_breakdown(plan_from_data(data, f"{path} (inputs)"))
-    report.figures, figure_findings = compare_figures(book, evaluated, reference, baseline, rel_tol, abs_tol)
+    report.figures, figure_findings = compare_figures(book, evaluated, reference, book.plan, rel_tol, abs_tol)
     report.findings += figure_findings
     return report
 

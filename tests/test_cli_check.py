@@ -463,3 +463,14 @@ def test_plan_option_missing_file_is_one_line_exit_2(capsys, books, work):
     code, out, err = run(capsys, "check", books[FT], "--plan", missing)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("Error: ") and "no-such-plan.yaml" in err
+
+
+def test_plan_option_with_another_templates_plan_is_not_a_crash(capsys, books):
+    # the workbook's own (embedded) plan gives the shape; the other plan only the values it shares
+    code, data = check_json(capsys, books[FT], "--plan", "deepseek-v3")
+    assert code == 0
+    changed = {f["name"]: (f["expected"], f["actual"]) for f in data["findings"]}
+    assert {k for k in data["findings"][0]} >= {"kind", "severity", "expected", "actual"}
+    assert {f["kind"] for f in data["findings"]} == {"input_changed"}
+    assert changed["role1_count"] == (150.0, 2)
+    assert figures(data)[COMPUTE]["reference"] == 144000.0
