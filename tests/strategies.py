@@ -22,7 +22,9 @@ TEXTS = ("", "Plain label", "=SUM(A1:A3)", "+1 hidden", "-minus", "@at", "Donné
 
 def value(lo: float, hi: float, *, ranged: bool = True):
     """A plain number or a {low, base, high} range inside [lo, hi]."""
-    number = st.floats(lo, hi, allow_nan=False, allow_infinity=False)
+    # `formulas` rounds numeric cells to 15 decimal places (formulas/excel/__init__.py, `round(val, 15)`),
+    # so an input below ~1e-6 loses more than 1e-9 of relative precision there: no plan prices that small
+    number = st.floats(lo, hi, allow_nan=False, allow_infinity=False).map(lambda x: 0.0 if abs(x) < 1e-4 else x)
     if not ranged:
         return number
     triple = st.lists(number, min_size=3, max_size=3).map(sorted).map(

@@ -39,3 +39,13 @@ def test_missing_or_damaged_workbook_is_a_workbook_error(tmp_path):
     (tmp_path / "bad.xlsx").write_bytes(b"PK\x03\x04 not really a zip")
     with pytest.raises(WorkbookError, match="bad.xlsx"):
         evaluate_workbook(tmp_path / "bad.xlsx")
+
+
+def test_formulas_rounds_numeric_cells_to_15_decimal_places():
+    """A known limit of the engine (pinned so an upgrade that fixes it is noticed): tiny inputs lose precision."""
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = 1.192092896e-07
+    wb.defined_names["x_tiny"] = DefinedName("x_tiny", attr_text="Sheet!$A$1")
+    buffer = io.BytesIO()
+    wb.save(buffer)
+    assert evaluate_workbook(buffer.getvalue())["x_tiny"] == round(1.192092896e-07, 15) != 1.192092896e-07
