@@ -77,7 +77,10 @@ def open_book(path: Path) -> Book:
         raise WorkbookError("contains Excel tables (" + ", ".join(loaded.info.tables) + "), which the "
                             "formula evaluator cannot load; convert them to plain ranges", source=str(path))
     wb = loaded.workbook
-    embedded = read_embedded_plan(wb)
+    try:
+        embedded = read_embedded_plan(wb)
+    except WorkbookError as exc:  # raised without the file's name: it only sees the sheet
+        raise WorkbookError(str(exc), source=exc.source or str(path)) from None
     if embedded is None:
         raise WorkbookError("no embedded budgetbook plan: not a workbook made by `budgetbook generate`",
                             source=str(path))
