@@ -57,7 +57,8 @@ def workbook_names(wb) -> tuple[dict[str, tuple[str, str]], list[Finding]]:
             destinations = list(definition.destinations)
         except Exception:  # a name that is a formula or an #REF!: not one of ours
             destinations = []
-        if len(destinations) == 1:
+        if len(destinations) == 1 and ":" not in destinations[0][1]:
+            # one cell: a name repointed at a range is not one of ours (its cell reads as a tuple)
             sheet, ref = destinations[0]
             names[name.lower()] = (sheet, ref.replace("$", ""))
     for ws in wb.worksheets:
