@@ -97,7 +97,11 @@ def evaluate_workbook(source: str | os.PathLike | bytes) -> dict[str, Any]:
             model = formulas.ExcelModel().loads(str(path)).finish()
             solution = model.calculate()
     except Exception as exc:  # formulas raises many kinds on a damaged or foreign file
-        raise WorkbookError(f"{path}: cannot evaluate the workbook ({type(exc).__name__}: {exc})") from None
+        bad = _first_bad_formula(path) if type(exc).__module__.startswith("formulas") else None
+        if bad:
+            raise WorkbookError(f"{path}: cannot evaluate the workbook: {bad}") from None
+        detail = " ".join(str(exc).split())  # FormulaError's text holds a newline: one line only
+        raise WorkbookError(f"{path}: cannot evaluate the workbook ({type(exc).__name__}: {detail:.200})") from None
     by_key = {str(key).upper(): value for key, value in solution.items()}
     results = {}
     for key, value in by_key.items():
@@ -117,6 +121,30 @@ def evaluate_workbook(source: str | os.PathLike | bytes) -> dict[str, Any]:
             value = _cell_value(by_key, defined.attr_text, path.name)
         names[name] = _plain(value)
     return names
+
+
+def _first_bad_formula(path: Path) -> str | None:
+    """Where `formulas` gave up: the first formula its parser rejects (its error does not say which)."""
+    import formulas
+    from openpyxl import load_workbook
+
+    try:
+        wb = load_workbook(io.BytesIO(path.read_bytes()))
+    except Exception:
+        return None
+    parser = formulas.Parser()
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                text = getattr(cell.value, "text", cell.value)
+                if isinstance(text, str) and text.startswith("=") and len(text) > 1:
+                    try:
+                        parser.ast(text)
+                    except Exception:
+                        shown = text if len(text) <= 60 else text[:57] + "..."
+                        return (f"the formula in {ws.title}!{cell.coordinate} (`{' '.join(shown.split())}`) is "
+                                "not one Excel accepts; fix or clear it")
+    return None
 
 
 def _cell_value(by_key: dict, attr_text: str, filename: str) -> Any:
