@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from openpyxl.utils.cell import rows_from_range
+from openpyxl.utils.cell import get_column_letter, range_boundaries
 
 from .errors import BudgetbookError, WorkbookError
 from .findings import ERROR, SEVERITY_ORDER, Finding
@@ -197,10 +197,7 @@ def _circular(book: Book, layout, evaluated: dict[str, Any], current_names: dict
                 found.append(ref.name.lower())
                 continue
             area = (ref.cell or "").replace("$", "")
-            try:
-                cells = [c for row in rows_from_range(area) for c in row][:4096] if ref.is_range else [area]
-            except ValueError:
-                continue
+            cells = (_cells_in(area, 4096) or []) if ref.is_range else [area]
             found += [current_names[key] for c in cells
                       if (key := ((ref.sheet or sheet).upper(), c)) in current_names]
         edges[name] = [n for n in found if n in pending]
@@ -271,12 +268,29 @@ def _unnamed_refs(formula: str, sheet: str, current_names: dict) -> list[str]:
             continue
         ref_sheet = ref.sheet or sheet
         area = ref.cell.replace("$", "")
-        try:
-            cells = [c for row in rows_from_range(area) for c in row] if ref.is_range else [area]
-        except ValueError:  # whole columns and the like: name the area itself
-            cells = [area]
-        found += [f"{ref_sheet}!{c}" for c in cells[:1024] if (ref_sheet.upper(), c) not in current_names]
+        cells = _cells_in(area, 1024) if ref.is_range else [area]
+        found += [f"{ref_sheet}!{c}" for c in (cells or [area]) if (ref_sheet.upper(), c) not in current_names]
     return found
+
+
+def _cells_in(area: str, cap: int) -> list[str] | None:
+    """The first `cap` cells of an A1 range; None for whole rows or columns (`A:A`, `3:5`) or junk.
+
+    Counted before listing: `A1:XFD1048576` must not become 17 billion strings.
+    """
+    try:
+        min_col, min_row, max_col, max_row = range_boundaries(area)
+    except (ValueError, TypeError):
+        return None
+    if None in (min_col, min_row, max_col, max_row):
+        return None
+    out = []
+    for row in range(min_row, min(max_row, min_row + cap) + 1):
+        for col in range(min_col, min(max_col, min_col + cap) + 1):
+            out.append(f"{get_column_letter(col)}{row}")
+            if len(out) >= cap:
+                return out
+    return out
 
 
 def _is_xl_error(value: Any) -> bool:
