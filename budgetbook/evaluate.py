@@ -78,7 +78,21 @@ def _quiet_formulas():
 
 
 def evaluate_workbook(source: str | os.PathLike | bytes) -> dict[str, Any]:
-    """{defined name: evaluated value} for every workbook-scoped name; Excel errors as text ('#REF!')."""
+    """{defined name: evaluated value} for every workbook-scoped name; Excel errors as text ('#REF!').
+
+    Tries `fasteval.evaluate_fast` (same engine, one compilation per formula shape) and falls back to
+    `formulas.ExcelModel` for whatever it does not handle (see fasteval's module docstring).
+    """
+    from .fasteval import evaluate_fast
+
+    try:
+        return evaluate_fast(source)
+    except Exception:  # fasteval.Unsupported, or anything unforeseen: the reference path decides
+        return evaluate_with_model(source)
+
+
+def evaluate_with_model(source: str | os.PathLike | bytes) -> dict[str, Any]:
+    """`evaluate_workbook` through `formulas.ExcelModel` (every cell and name compiled on its own)."""
     # formulas draws a tqdm progress bar on stderr; a CLI's stderr is for its one-line errors
     os.environ.setdefault("TQDM_DISABLE", "1")
     import formulas
@@ -87,7 +101,7 @@ def evaluate_workbook(source: str | os.PathLike | bytes) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="budgetbook-eval-") as tmp:
             path = Path(tmp) / "book.xlsx"
             path.write_bytes(bytes(source))
-            return evaluate_workbook(path)
+            return evaluate_with_model(path)
     path = Path(source)
     if not path.is_file():
         raise WorkbookError(f"{path}: no such workbook")
