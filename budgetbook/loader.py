@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from .catalog import CATALOG, MFU_WARNING
 from .errors import PlanError, UsageError
 from .plan import GPU_PATTERN, ID_PATTERN, Plan, suggest
-from .yamlsafe import parse_yaml_text, read_plan_text
+from .yamlsafe import parse_yaml_text, printable_key, read_plan_text
 
 DEFAULT_TEMPLATE = "finetune-13b-lora"
 
@@ -87,7 +87,8 @@ def key_path(loc: tuple) -> str:
         elif part in ("function-after[_parse, Num]",) or "[" in str(part) and "(" in str(part):
             continue  # pydantic's internal names of union branches
         else:
-            path += f".{part}" if path else str(part)
+            key = printable_key(part)  # a key holding a newline must not break the one-line message
+            path += f".{key}" if path else key
     return path
 
 

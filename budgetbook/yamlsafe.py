@@ -200,11 +200,18 @@ def path_at(text: str, index: int) -> str:
     return _format_path(parts)
 
 
+def printable_key(part) -> str:
+    """A key as it can appear in a one-line message: newlines and control characters escaped."""
+    text = str(part)
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+
+
 def _format_path(parts: list) -> str:
     shown, more = parts[:MAX_PATH_PARTS], len(parts) > MAX_PATH_PARTS
     out = ""
     for part in shown:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        key = printable_key(part)
+        out += f"[{part}]" if isinstance(part, int) else (f".{key}" if out else key)
     return out + ("..." if more else "")
 
 

@@ -387,3 +387,14 @@ def test_fuzz_regressions(case, base_books, tmp_path, capsys):
         assert detail in captured.err, captured.err
     else:
         assert captured.err == "" and detail in captured.out
+
+
+@pytest.mark.parametrize("data, shown", [
+    ({"\n": 1}, "`\\n`: unknown key"),
+    ({"name": {"a\x19\nb": [1, 10 ** 301]}}, "`name.a\\x19\\nb[1]` (line 4): the number"),
+])
+def test_keys_with_newlines_stay_on_one_line(data, shown):
+    """Found by the fuzz: a key holding a newline split the one-line error in two."""
+    with pytest.raises(PlanError) as caught:
+        plan_from_text(dump(data), "fuzz.yaml")
+    assert "\n" not in str(caught.value) and shown in str(caught.value), str(caught.value)
