@@ -9,7 +9,6 @@ per module and shared.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import math
@@ -23,6 +22,7 @@ from openpyxl.formula.translate import Translator
 
 from budgetbook.cli import main
 from budgetbook.loader import template_names
+from cli_run import sha
 from libreoffice import cell_values, needs_libreoffice, needs_uno, recalculate, uno_session
 
 FT = "finetune-13b-lora"
@@ -32,10 +32,6 @@ TOTAL = "total_hyperscaler_on_demand"                   # Summary!C11 =SUM(C7,C8
 FIGURE_KEYS = {"name", "item", "market", "value", "reference"}
 
 _CACHE: dict[tuple, tuple[int, str, str]] = {}
-
-
-def sha(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def run(capsys, *args) -> tuple[int, str, str]:

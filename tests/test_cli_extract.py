@@ -6,7 +6,6 @@ give the figures LibreOffice computes for the edited workbook itself.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from pathlib import Path
@@ -17,21 +16,10 @@ from ruamel.yaml import YAML
 
 from budgetbook.cli import main
 from budgetbook.loader import template_text
+from cli_run import run, sha
 from libreoffice import cell_values, needs_libreoffice, needs_uno, recalculate, uno_session
 
 FT = "finetune-13b-lora"
-
-
-def sha(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def run(capsys, *args) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    assert code != 3 and "Traceback" not in err, err
-    return code, out, err
 
 
 def extract(capsys, book: Path, out: Path) -> str:

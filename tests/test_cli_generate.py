@@ -7,7 +7,6 @@ not make is refused unless `--force`.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from pathlib import Path
 
@@ -17,21 +16,10 @@ import pytest
 from budgetbook.cli import main
 from budgetbook.workbook import read_embedded_plan
 from budgetbook.loader import template_text
+from cli_run import run, sha
 from libreoffice import needs_libreoffice, needs_uno, recalculate, uno_session
 
 FT = "finetune-13b-lora"
-
-
-def sha(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def run(capsys, *args) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    assert code != 3 and "Traceback" not in err, err
-    return code, out, err
 
 
 def embedded(path: Path) -> str:
