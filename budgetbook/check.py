@@ -15,7 +15,7 @@ from .findings import ERROR, SEVERITY_ORDER, Finding
 from .formula_text import normalize, references, to_names
 from .inputs import input_cells, with_values
 from .loader import plan_from_data, plan_from_text, resolve
-from .readback import Book, is_error_value, open_book, plan_data, read_inputs
+from .readback import Book, evaluate_formula_inputs, is_error_value, open_book, plan_data, read_inputs
 from .reference import compute_breakdown
 
 DEFAULT_REL_TOL = 1e-9
@@ -312,12 +312,7 @@ def edits_since_generated(path: Path) -> list[Finding]:
     book = open_book(path)
     cells = input_cells(book.plan)
     baseline = {c.name: c.num for c in cells}
-    evaluated = {}
-    if any(isinstance(book.raw(c.name), str) for c in cells if book.locate(c.name)):
-        from .evaluate import evaluate_workbook
-
-        quiet_formulas_log()
-        evaluated = {k.lower(): v for k, v in evaluate_workbook(book.data).items()}
+    evaluated = evaluate_formula_inputs(book, cells)
     _, input_findings = read_inputs(book, cells, evaluated, baseline)
     # findings about values (error_value, not_computed: nothing was evaluated here) are not edits
     edits = ("missing", "hardcoded", "formula_changed")

@@ -14,7 +14,7 @@ from .errors import WorkbookError
 from .inputs import InputCell, input_cells
 from .loader import plan_from_text
 from .numbers import Num
-from .readback import Book, open_book, read_inputs
+from .readback import Book, evaluate_formula_inputs, open_book, read_inputs
 
 RANGE_HEADERS = ("low", "high")
 
@@ -58,15 +58,7 @@ def current_ranges(book: Book, cells: list[InputCell], values: dict[tuple, Num])
 def extract_plan_text(path: Path) -> str:
     book = open_book(path)
     cells = input_cells(book.plan)
-    evaluated: dict[str, Any] = {}
-    if any(isinstance(book.raw(c.name), str) and str(book.raw(c.name)).startswith("=")
-           for c in cells if book.locate(c.name)):
-        from .check import quiet_formulas_log
-        from .evaluate import evaluate_workbook
-
-        quiet_formulas_log()
-        evaluated = {k.lower(): v for k, v in evaluate_workbook(path).items()}
-    values, findings = read_inputs(book, cells, evaluated, {})
+    values, findings = read_inputs(book, cells, evaluate_formula_inputs(book, cells), {})
     problems = [f for f in findings if f.kind in ("invalid_input", "missing")]
     if problems:
         first = problems[0]

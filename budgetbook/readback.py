@@ -103,6 +103,18 @@ def read_number(book: Book, name: str, evaluated: dict[str, Any]) -> Any:
     return raw
 
 
+def evaluate_formula_inputs(book: Book, cells: list[InputCell]) -> dict[str, Any]:
+    """Evaluated values, computed only when some input holds a formula: typed inputs need no engine."""
+    if not any(isinstance(book.raw(c.name), str) and str(book.raw(c.name)).startswith("=")
+               for c in cells if book.locate(c.name)):
+        return {}
+    from .check import quiet_formulas_log
+    from .evaluate import evaluate_workbook
+
+    quiet_formulas_log()
+    return {k.lower(): v for k, v in evaluate_workbook(book.data or book.path).items()}
+
+
 def read_inputs(book: Book, cells: list[InputCell], evaluated: dict[str, Any],
                 baseline: dict[str, Num]) -> tuple[dict[tuple, Num], list[Finding]]:
     """Current value of every input, and findings: `missing`, `invalid_input`, `input_changed`."""
