@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,12 +39,6 @@ class CheckReport:
                 "findings": [f.as_dict() for f in self.sorted_findings()], "figures": self.figures}
 
 
-def quiet_formulas_log() -> None:
-    """`formulas` logs a warning per cell on a deleted sheet ("Error in loading ..."), which Python's
-    last-resort handler prints to stderr; `check` reports the deleted sheet itself, in one place."""
-    logging.getLogger("formulas").setLevel(logging.ERROR)
-
-
 def close_enough(a: float, b: float, rel_tol: float, abs_tol: float) -> bool:
     return abs(a - b) <= rel_tol * max(abs(a), abs(b)) + abs_tol
 
@@ -54,7 +47,6 @@ def check_workbook(path: Path, plan_spec: str | None = None, *, rel_tol: float =
                    abs_tol: float = DEFAULT_ABS_TOL) -> CheckReport:
     from .evaluate import evaluate_workbook
 
-    quiet_formulas_log()
     book = open_book(path)
     report = CheckReport(str(path), list(book.findings))
     if plan_spec is None:

@@ -8,6 +8,7 @@ evaluate to #REF! there, which is one reason the builder never writes them.
 from __future__ import annotations
 
 import io
+import logging
 import os
 import tempfile
 import threading
@@ -61,6 +62,12 @@ class _QuietBar:
         return None
 
 
+def _quiet_formulas_log() -> None:
+    """`formulas` logs a warning per cell on a deleted sheet ("Error in loading ..."), which Python's
+    last-resort handler prints to stderr; `check` reports the deleted sheet itself, in one place."""
+    logging.getLogger("formulas").setLevel(logging.ERROR)
+
+
 _QUIET = types.SimpleNamespace(tqdm=_QuietBar)
 _LOCK = threading.Lock()
 
@@ -85,6 +92,7 @@ def evaluate_workbook(source: str | os.PathLike | bytes) -> dict[str, Any]:
     """
     from .fasteval import evaluate_fast
 
+    _quiet_formulas_log()
     try:
         return evaluate_fast(source)
     except Exception:  # fasteval.Unsupported, or anything unforeseen: the reference path decides
@@ -93,8 +101,6 @@ def evaluate_workbook(source: str | os.PathLike | bytes) -> dict[str, Any]:
 
 def evaluate_with_model(source: str | os.PathLike | bytes) -> dict[str, Any]:
     """`evaluate_workbook` through `formulas.ExcelModel` (every cell and name compiled on its own)."""
-    # formulas draws a tqdm progress bar on stderr; a CLI's stderr is for its one-line errors
-    os.environ.setdefault("TQDM_DISABLE", "1")
     import formulas
 
     if isinstance(source, (bytes, bytearray)):

@@ -249,7 +249,6 @@ def _load(source):
 
 def evaluate_fast(source) -> dict[str, Any]:
     """{defined name: value} for every workbook-scoped name; Excel errors as text; see the module doc."""
-    os.environ.setdefault("TQDM_DISABLE", "1")
     import numpy as np
     import schedula as sh
     from formulas.cell import format_output

@@ -108,10 +108,8 @@ def evaluate_formula_inputs(book: Book, cells: list[InputCell]) -> dict[str, Any
     if not any(isinstance(book.raw(c.name), str) and str(book.raw(c.name)).startswith("=")
                for c in cells if book.locate(c.name)):
         return {}
-    from .check import quiet_formulas_log
     from .evaluate import evaluate_workbook
 
-    quiet_formulas_log()
     return {k.lower(): v for k, v in evaluate_workbook(book.data or book.path).items()}
 
 
