@@ -109,9 +109,7 @@ def compare_figures(book: Book, evaluated: dict[str, Any], reference, baseline, 
 
 def audit_formulas(book: Book, evaluated: dict[str, Any]) -> list[Finding]:
     """Every generated formula cell against the formula budgetbook would write, both in name form."""
-    from .workbook import workbook_layout
-
-    layout = workbook_layout(book.plan)
+    layout = book.layout
     generated_names = {(s.sheet.upper(), s.cell.replace("$", "")): s.name for s in layout}
     current_names = {(sheet.upper(), cell): name for name, (sheet, cell) in book.names.items()}
     findings = []
@@ -144,7 +142,7 @@ def audit_formulas(book: Book, evaluated: dict[str, Any]) -> list[Finding]:
             findings.append(Finding("formula_changed", f"formula differs from the one generated{added}",
                                     sheet, cell, spec.name, spec.formula, actual_text))
         value = evaluated.get(spec.name.lower())
-        if is_error_value(value) or _is_xl_error(value):
+        if is_error_value(value):  # evaluate_workbook gives Excel errors as text
             findings.append(Finding("error_value", f"evaluates to {value}", sheet, cell, spec.name,
                                     None, str(value)))
         elif value is None and spec.name.lower() in circular:
@@ -218,10 +216,10 @@ def hidden_cells(book: Book) -> list[Finding]:
     """
     from openpyxl.utils.cell import coordinate_from_string, column_index_from_string
 
-    from .workbook import EMBED_SHEET, workbook_layout
+    from .workbook import EMBED_SHEET
 
     places: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for spec in workbook_layout(book.plan):
+    for spec in book.layout:
         if spec.kind not in ("input", "figure"):
             continue
         where = book.locate(spec.name)
@@ -283,10 +281,6 @@ def _cells_in(area: str, cap: int) -> list[str] | None:
             if len(out) >= cap:
                 return out
     return out
-
-
-def _is_xl_error(value: Any) -> bool:
-    return type(value).__name__ == "XlError"
 
 
 def _plain(value: Any) -> Any:

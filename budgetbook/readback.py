@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,13 @@ class Book:
     names: dict[str, tuple[str, str]]  # lower-case defined name -> (sheet title, "C7")
     findings: list[Finding] = field(default_factory=list)
     data: bytes = b""                  # the checked bytes: evaluate these, not the path again
+
+    @cached_property
+    def layout(self) -> list:
+        """Every cell budgetbook writes for this book's plan (check audits and scans it more than once)."""
+        from .workbook import workbook_layout
+
+        return workbook_layout(self.plan)
 
     def locate(self, name: str) -> tuple[str, str] | None:
         where = self.names.get(name.lower())
