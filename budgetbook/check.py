@@ -14,7 +14,7 @@ from .findings import ERROR, SEVERITY_ORDER, Finding
 from .formula_text import normalize, references, to_names
 from .inputs import input_cells, with_values
 from .loader import plan_from_data, plan_from_text, resolve
-from .readback import Book, evaluate_formula_inputs, is_error_value, open_book, plan_data, read_inputs
+from .readback import Book, evaluate_formula_inputs, formula_of, is_error_value, open_book, plan_data, read_inputs
 from .reference import compute_breakdown
 
 DEFAULT_REL_TOL = 1e-9
@@ -125,12 +125,12 @@ def audit_formulas(book: Book, evaluated: dict[str, Any]) -> list[Finding]:
             continue
         sheet, cell = where
         actual = book.wb[sheet][cell].value
-        actual_text = getattr(actual, "text", actual)  # array formulas
+        actual_text = formula_of(actual)
         if actual is None:
             findings.append(Finding("missing", "the formula cell is empty", sheet, cell, spec.name,
                                     spec.formula, None))
             continue
-        if not (isinstance(actual_text, str) and actual_text.startswith("=")):
+        if actual_text is None:
             findings.append(Finding("hardcoded", "formula replaced by a typed value", sheet, cell, spec.name,
                                     spec.formula, _plain(actual)))
             continue
@@ -174,8 +174,8 @@ def _circular(book: Book, layout, evaluated: dict[str, Any], current_names: dict
     edges: dict[str, list[str]] = {}
     for name in pending:
         sheet, cell = book.locate(name)
-        text = getattr(book.wb[sheet][cell].value, "text", book.wb[sheet][cell].value)
-        if not (isinstance(text, str) and text.startswith("=")):
+        text = formula_of(book.wb[sheet][cell].value)
+        if text is None:
             continue
         try:
             refs = references(text)

@@ -103,18 +103,23 @@ def open_book(path: Path) -> Book:
     return Book(path, wb, text, plan, names, findings, loaded.info.data)
 
 
+def formula_of(value: Any) -> str | None:
+    """The formula a cell holds (openpyxl gives array formulas as objects with `.text`), else None."""
+    text = getattr(value, "text", value)
+    return text if isinstance(text, str) and text.startswith("=") else None
+
+
 def read_number(book: Book, name: str, evaluated: dict[str, Any]) -> Any:
     """The value of a named cell: typed constant, else what its formula evaluates to."""
     raw = book.raw(name)
-    if isinstance(raw, str) and raw.startswith("="):
+    if formula_of(raw):
         return evaluated.get(name.lower(), evaluated.get(name))
     return raw
 
 
 def evaluate_formula_inputs(book: Book, cells: list[InputCell]) -> dict[str, Any]:
     """Evaluated values, computed only when some input holds a formula: typed inputs need no engine."""
-    if not any(isinstance(book.raw(c.name), str) and str(book.raw(c.name)).startswith("=")
-               for c in cells if book.locate(c.name)):
+    if not any(formula_of(book.raw(c.name)) for c in cells if book.locate(c.name)):
         return {}
     from .evaluate import evaluate_workbook
 
