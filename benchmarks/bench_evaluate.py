@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = """
 import sys, time
 t = time.perf_counter()
-from budgetbook.evaluate import evaluate_with_model
-from budgetbook.fasteval import evaluate_fast
+from budgetbook.xlsx.evaluate import evaluate_with_model
+from budgetbook.xlsx.fasteval import evaluate_fast
 fn = {"model": evaluate_with_model, "fast": evaluate_fast}[sys.argv[1]]
 data = open(sys.argv[2], "rb").read()
 fn(data)
@@ -76,8 +76,8 @@ def main() -> None:
     from openpyxl import load_workbook
 
     from budgetbook import fasteval
-    from budgetbook.evaluate import evaluate_with_model
-    from budgetbook.loader import plan_from_text, resolve, template_names
+    from budgetbook.xlsx.evaluate import evaluate_with_model
+    from budgetbook.plan.loader import plan_from_text, resolve, template_names
     from budgetbook.workbook import build_workbook
 
     rows = []

@@ -11,8 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from budgetbook.evaluate import evaluate_workbook
-from budgetbook.loader import plan_from_text, resolve, template_names
+from budgetbook.xlsx.evaluate import evaluate_workbook
+from budgetbook.plan.loader import plan_from_text, resolve, template_names
 from budgetbook.workbook import workbook_layout, write_workbook
 
 

@@ -31,7 +31,7 @@ CHILD = textwrap.dedent("""
     if limit:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     import openpyxl
-    from budgetbook.safety import open_workbook
+    from budgetbook.xlsx.safety import open_workbook
     start = time.perf_counter()
     try:
         if reader == "import-only":

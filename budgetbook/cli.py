@@ -14,7 +14,7 @@ import typer
 
 from . import __version__
 from .errors import BudgetbookError
-from .loader import load_plan
+from .plan.loader import load_plan
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Turn an ML training budget into an Excel workbook of live formulas.")
@@ -47,7 +47,7 @@ def _options(
 @app.command()
 def templates():
     """List the built-in templates, one a line, with a one-line description."""
-    from .loader import template_description, template_names
+    from .plan.loader import template_description, template_names
 
     names = template_names()
     width = max(map(len, names))
@@ -63,7 +63,7 @@ def init(
 ):
     """Write a commented plan file from a template."""
     from .atomic import refuse_overwrite, write_text_atomic
-    from .loader import template_text
+    from .plan.loader import template_text
 
     text = template_text(template)
     output = output or Path(f"{template}.yaml")
@@ -84,7 +84,7 @@ def show(
     if format is ShowFormat.json:
         typer.echo(json.dumps(breakdown.as_json(), indent=2))
     else:
-        from .render import render
+        from .printing import render
 
         render(breakdown, format.value)
 
@@ -92,7 +92,7 @@ def show(
 @app.command()
 def schema():
     """Print the plan's JSON Schema (for editors: `budgetbook schema > plan.schema.json`)."""
-    from .schema import plan_schema
+    from .plan.schema import plan_schema
 
     typer.echo(json.dumps(plan_schema(), indent=2))
 
@@ -104,8 +104,8 @@ def generate(
     force: bool = typer.Option(False, "--force", help="Replace a workbook even if it was edited since generated."),
 ):
     """Write the plan as an Excel workbook of live formulas."""
-    from .guard import ensure_replaceable
-    from .loader import plan_from_text, resolve
+    from .review.guard import ensure_replaceable
+    from .plan.loader import plan_from_text, resolve
     from .workbook import write_workbook
 
     source, text = resolve(plan)
@@ -131,13 +131,13 @@ def check(
     abs_tol: float = typer.Option(0.005, "--abs-tol", help="Absolute tolerance, in currency units."),
 ):
     """Re-evaluate an edited workbook and report what differs from the accounting (exit 1 on errors)."""
-    from .check import check_workbook
+    from .review.check import check_workbook
 
     report = check_workbook(book, plan, rel_tol=rel_tol, abs_tol=abs_tol)
     if format is CheckFormat.json:
         typer.echo(json.dumps(report.as_json(), indent=2, default=str))
     else:
-        from .render import render_check
+        from .printing import render_check
 
         render_check(report)
     if not report.ok:
@@ -152,7 +152,7 @@ def extract(
 ):
     """Write the workbook's current inputs back as a plan file, keeping the plan's comments."""
     from .atomic import refuse_overwrite, write_text_atomic
-    from .extract import extract_plan_text
+    from .review.extract import extract_plan_text
 
     text = extract_plan_text(book)
     if output is None:

@@ -12,8 +12,8 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from .numbers import SCENARIOS
-from .plan import Market, Plan, Workload
+from .plan.numbers import SCENARIOS
+from .plan.model import Market, Plan, Workload
 
 SECONDS_PER_HOUR = 3600
 HOURS_PER_DAY = 24

@@ -20,7 +20,7 @@ import openpyxl
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from budgetbook.loader import plan_from_text, resolve, template_names  # noqa: E402
+from budgetbook.plan.loader import plan_from_text, resolve, template_names  # noqa: E402
 from budgetbook.workbook import write_workbook  # noqa: E402
 
 PAGES = ("Summary", "Procurement")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import yaml
 from hypothesis import strategies as st
 
-from budgetbook.plan import Plan
+from budgetbook.plan.model import Plan
 
 # ids with and without underscores that cannot run into each other in workbook names
 MARKET_IDS = ("aws_on_demand", "neo", "market_b", "dc")

@@ -21,7 +21,7 @@ import pytest
 from openpyxl.formula.translate import Translator
 
 from budgetbook.cli import main
-from budgetbook.loader import template_names
+from budgetbook.plan.loader import template_names
 from cli_run import sha
 from libreoffice import cell_values, needs_libreoffice, needs_uno, recalculate, uno_session
 

@@ -15,7 +15,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from budgetbook.cli import main
-from budgetbook.loader import template_text
+from budgetbook.plan.loader import template_text
 from cli_run import run, sha
 from libreoffice import cell_values, needs_libreoffice, needs_uno, recalculate, uno_session
 

@@ -15,7 +15,7 @@ import pytest
 
 from budgetbook.cli import main
 from budgetbook.workbook import read_embedded_plan
-from budgetbook.loader import template_text
+from budgetbook.plan.loader import template_text
 from cli_run import run, sha
 from libreoffice import needs_libreoffice, needs_uno, recalculate, uno_session
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from budgetbook.cli import main
-from budgetbook.loader import template_names
+from budgetbook.plan.loader import template_names
 
 
 def run(capsys, *args: str) -> str:
@@ -84,7 +84,7 @@ def test_table_groups_markets_and_keeps_magnitudes_apart(capsys):
 
 
 def test_csv_label_cannot_become_a_formula(tmp_path, capsys):
-    from budgetbook.loader import template_text
+    from budgetbook.plan.loader import template_text
 
     plan = tmp_path / "p.yaml"
     plan.write_text(template_text("finetune-13b-lora") + "items:\n  - id: tools\n    label: '=HYPERLINK(1)'\n"

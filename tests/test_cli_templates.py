@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from budgetbook.cli import main
-from budgetbook.loader import load_plan, template_names, template_text
-from budgetbook.schema import plan_schema
+from budgetbook.plan.loader import load_plan, template_names, template_text
+from budgetbook.plan.schema import plan_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACT_TEMPLATES = ["deepseek-v3", "finetune-13b-lora", "pretrain-7b"]
@@ -70,7 +70,7 @@ def test_schema_is_the_plan_json_schema(capsys):
 
 def test_templates_validate_against_the_schema():
     jsonschema = pytest.importorskip("jsonschema")
-    from budgetbook.yamlsafe import parse_yaml_text
+    from budgetbook.plan.yamlsafe import parse_yaml_text
 
     for name in template_names():
         data = json.loads(json.dumps(parse_yaml_text(template_text(name)), default=str))

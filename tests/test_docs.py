@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from budgetbook.cli import main
-from budgetbook.schema import plan_keys
+from budgetbook.plan.schema import plan_keys
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

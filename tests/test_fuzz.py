@@ -30,9 +30,9 @@ from hypothesis import strategies as st
 
 from budgetbook.cli import main
 from budgetbook.errors import PlanError
-from budgetbook.loader import load_plan, plan_from_text, template_names, template_text
+from budgetbook.plan.loader import load_plan, plan_from_text, template_names, template_text
 from budgetbook.workbook import write_workbook
-from budgetbook.yamlsafe import parse_yaml_text
+from budgetbook.plan.yamlsafe import parse_yaml_text
 from strategies import plan_data
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI", "").lower() == "true" else "dev")

@@ -18,9 +18,9 @@ import pytest
 
 import hostile
 from budgetbook.cli import main
-from budgetbook.loader import load_plan
+from budgetbook.plan.loader import load_plan
 from budgetbook.workbook import write_workbook
-from budgetbook.loader import template_text
+from budgetbook.plan.loader import template_text
 
 
 def digest(path: Path) -> str | None:

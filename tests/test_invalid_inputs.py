@@ -16,7 +16,7 @@ import openpyxl
 import pytest
 
 from budgetbook.cli import main
-from budgetbook.loader import load_plan, template_text
+from budgetbook.plan.loader import load_plan, template_text
 from budgetbook.workbook import write_workbook
 
 
@@ -216,9 +216,9 @@ def _explode(*args, **kwargs):
 
 
 def test_internal_error_is_one_line_saying_it_is_a_bug(books, monkeypatch, capsys):
-    import budgetbook.check
+    import budgetbook.review.check
 
-    monkeypatch.setattr(budgetbook.check, "audit_formulas", _explode)
+    monkeypatch.setattr(budgetbook.review.check, "audit_formulas", _explode)
     code, out, err = run(capsys, "check", str(books["finetune-13b-lora"]))
     assert code == 3
     assert err == ("Error: unexpected RuntimeError: provoked failure inside check (this is a bug in "
@@ -226,22 +226,22 @@ def test_internal_error_is_one_line_saying_it_is_a_bug(books, monkeypatch, capsy
 
 
 def test_debug_shows_the_traceback(books, monkeypatch, capsys):
-    import budgetbook.check
+    import budgetbook.review.check
 
-    monkeypatch.setattr(budgetbook.check, "audit_formulas", _explode)
+    monkeypatch.setattr(budgetbook.review.check, "audit_formulas", _explode)
     code, _, err = run(capsys, "--debug", "check", str(books["finetune-13b-lora"]))
     assert code == 3
     assert err.startswith("Traceback (most recent call last):")
-    assert "budgetbook/check.py" in err and err.rstrip().endswith("RuntimeError: provoked failure inside check")
+    assert "budgetbook/review/check.py" in err and err.rstrip().endswith("RuntimeError: provoked failure inside check")
     # the next run without --debug is back to one line
     code, _, err = run(capsys, "check", str(books["finetune-13b-lora"]))
     assert code == 3 and len(err.splitlines()) == 1 and "Traceback" not in err
 
 
 def test_internal_error_in_extract_leaves_no_file(books, tmp_path, monkeypatch, capsys):
-    import budgetbook.extract
+    import budgetbook.review.extract
 
-    monkeypatch.setattr(budgetbook.extract, "rewrite_plan", _explode)
+    monkeypatch.setattr(budgetbook.review.extract, "rewrite_plan", _explode)
     target = tmp_path / "plan.yaml"
     code, _, err = run(capsys, "extract", str(books["finetune-13b-lora"]), "-o", str(target))
     assert code == 3 and "this is a bug in budgetbook" in err

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from budgetbook.loader import load_plan, template_names
+from budgetbook.plan.loader import load_plan, template_names
 from budgetbook.reference import compute_breakdown, hours_per_run
 
 BESIDE_TOTAL = {"final_run", "serving", "serving_api"}
@@ -87,7 +87,7 @@ def test_total_is_sum_of_line_items_and_excludes_other_magnitudes(template):
 
 @pytest.mark.parametrize("template", template_names())
 def test_every_template_has_sourced_comments_and_loads_without_warnings(template, recwarn):
-    from budgetbook.loader import template_text
+    from budgetbook.plan.loader import template_text
 
     load_plan(template)
     assert not [w for w in recwarn if "PlanWarning" in type(w.message).__name__]

@@ -17,7 +17,7 @@ import pytest
 
 import hostile
 from budgetbook.errors import WorkbookError
-from budgetbook.safety import Limits, inspect_xlsx, load_xlsx, open_workbook
+from budgetbook.xlsx.safety import Limits, inspect_xlsx, load_xlsx, open_workbook
 
 BOMB_SIZE = 2_000_000_000
 
@@ -170,7 +170,7 @@ def test_two_gigabyte_bomb_memory_in_a_fresh_process(bomb):
     # a fresh interpreter so that peak RSS belongs to this refusal alone
     script = textwrap.dedent(f"""
         import json, resource, sys, time, tracemalloc
-        from budgetbook.safety import open_workbook
+        from budgetbook.xlsx.safety import open_workbook
         from budgetbook.errors import WorkbookError
         tracemalloc.start()
         start = time.perf_counter()

@@ -9,7 +9,7 @@ import pytest
 from openpyxl.workbook.defined_name import DefinedName
 
 from budgetbook.errors import WorkbookError
-from budgetbook.evaluate import evaluate_workbook
+from budgetbook.xlsx.evaluate import evaluate_workbook
 
 
 def _book() -> bytes:

@@ -15,21 +15,21 @@ from pathlib import Path
 from openpyxl import Workbook
 
 from ..errors import OutputError
-from ..plan import Plan
+from ..plan.model import Plan
 from .about import build_about
 from .checks import build_checks
-from .compute import build_compute
+from ..lineitems.compute import build_compute
 from .embed import FORMAT_VERSION, SHEET as EMBED_SHEET, read_embedded_plan
-from .failed_runs import build_failed_runs
+from ..lineitems.failed_runs import build_failed_runs
 from .grid import KINDS, Book, CellSpec
 from .inputs_sheet import build_inputs
-from .items import build_items
+from ..lineitems.items import build_items
 from .names import Inputs
-from .people import build_people
+from ..lineitems.people import build_people
 from .procurement import build_procurement
-from .render import render
-from .serving import build_serving
-from .storage import build_storage
+from .openpyxl_book import render
+from ..lineitems.serving import build_serving
+from ..lineitems.storage_egress import build_storage
 from .summary import build_summary
 from .embed import embed_plan
 

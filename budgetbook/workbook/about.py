@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from .. import __version__
-from ..plan import Plan
+from ..plan.model import Plan
 from .grid import Book
 
 LINES = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..plan import Plan
+from ..plan.model import Plan
 from .grid import Book, Sheet
 from .names import Inputs
 from .summary import beside_items, line_items

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..inputs import InputCell, input_cells
-from ..plan import Plan
+from ..plan.inputs import InputCell, input_cells
+from ..plan.model import Plan
 from ..reference import BYTES_PER_GB, FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR, TOKENS_PER_MILLION
 from . import style as st
 from .grid import Book, Sheet

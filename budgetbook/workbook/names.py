@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..inputs import input_cells
-from ..plan import Market, Plan, Workload
+from ..plan.inputs import input_cells
+from ..plan.model import Market, Plan, Workload
 
 
 class Inputs:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from openpyxl.utils import get_column_letter
 
-from ..plan import Plan
+from ..plan.model import Plan
 from . import style as st
-from .common import FIRST_COL, at, formula_row, section, start_calc_sheet, sum_of
+from .rows import FIRST_COL, at, formula_row, section, start_calc_sheet, sum_of
 from .grid import Book, Sheet
 from .summary import beside_items, line_items
 

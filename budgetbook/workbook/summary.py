@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..plan import Plan
+from ..plan.model import Plan
 from ..reference import ITEM_LABELS
 from . import style as st
-from .common import FIRST_COL, at, formula_row, section, start_calc_sheet, sum_of
+from .rows import FIRST_COL, at, formula_row, section, start_calc_sheet, sum_of
 from .grid import Book, Sheet
 
 BASE_ITEMS = ("compute", "failed_runs", "storage_egress", "people")

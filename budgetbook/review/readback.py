@@ -14,13 +14,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .errors import PlanError, WorkbookError
+from ..errors import PlanError, WorkbookError
 from .findings import Finding
-from .inputs import InputCell, input_cells
-from .loader import plan_from_text
-from .numbers import Num
-from .plan import Plan
-from .yamlsafe import parse_yaml_text
+from ..plan.inputs import InputCell, input_cells
+from ..plan.loader import plan_from_text
+from ..plan.numbers import Num
+from ..plan.model import Plan
+from ..plan.yamlsafe import parse_yaml_text
 
 ERROR_PREFIXES = ("#", "Err:")
 
@@ -38,7 +38,7 @@ class Book:
     @cached_property
     def layout(self) -> list:
         """Every cell budgetbook writes for this book's plan (check audits and scans it more than once)."""
-        from .workbook import workbook_layout
+        from ..workbook import workbook_layout
 
         return workbook_layout(self.plan)
 
@@ -78,8 +78,8 @@ def workbook_names(wb) -> tuple[dict[str, tuple[str, str]], list[Finding]]:
 
 
 def open_book(path: Path) -> Book:
-    from .safety import load_xlsx
-    from .workbook import read_embedded_plan
+    from ..xlsx.safety import load_xlsx
+    from ..workbook import read_embedded_plan
 
     loaded = load_xlsx(path)
     if loaded.info.tables:
@@ -121,7 +121,7 @@ def evaluate_formula_inputs(book: Book, cells: list[InputCell]) -> dict[str, Any
     """Evaluated values, computed only when some input holds a formula: typed inputs need no engine."""
     if not any(formula_of(book.raw(c.name)) for c in cells if book.locate(c.name)):
         return {}
-    from .evaluate import evaluate_workbook
+    from ..xlsx.evaluate import evaluate_workbook
 
     return {k.lower(): v for k, v in evaluate_workbook(book.data or book.path).items()}
 

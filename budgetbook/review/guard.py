@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import BudgetbookError, OutputError
+from ..errors import BudgetbookError, OutputError
 
 
 def ensure_replaceable(out: Path) -> None:

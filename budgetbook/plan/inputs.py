@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .numbers import Bounds, Num
-from .plan import Plan
+from .model import Plan
 
 _SHORT = {"checkpoints": "ckpt", "gpu_prices": "price", "hybrid": "", "roles": "role"}
 

@@ -10,10 +10,10 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 
-from .errors import WorkbookError
-from .inputs import InputCell, input_cells
-from .loader import plan_from_text
-from .numbers import Num
+from ..errors import WorkbookError
+from ..plan.inputs import InputCell, input_cells
+from ..plan.loader import plan_from_text
+from ..plan.numbers import Num
 from .readback import Book, evaluate_formula_inputs, open_book, read_inputs
 
 RANGE_HEADERS = ("low", "high")

@@ -25,7 +25,7 @@ from decimal import Decimal, InvalidOperation
 from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
 from openpyxl.utils.cell import column_index_from_string, get_column_letter
 
-from .errors import WorkbookError
+from ..errors import WorkbookError
 
 CellNames = dict[tuple[str, str], str]
 

@@ -9,13 +9,13 @@ from typing import Any
 
 from openpyxl.utils.cell import get_column_letter, range_boundaries
 
-from .errors import BudgetbookError, WorkbookError
+from ..errors import BudgetbookError, WorkbookError
 from .findings import ERROR, SEVERITY_ORDER, Finding
-from .formula_text import normalize, references, to_names
-from .inputs import input_cells, with_values
-from .loader import plan_from_data, plan_from_text, resolve
+from ..xlsx.formula_text import normalize, references, to_names
+from ..plan.inputs import input_cells, with_values
+from ..plan.loader import plan_from_data, plan_from_text, resolve
 from .readback import Book, evaluate_formula_inputs, formula_of, is_error_value, open_book, plan_data, read_inputs
-from .reference import compute_breakdown
+from ..reference import compute_breakdown
 
 DEFAULT_REL_TOL = 1e-9
 DEFAULT_ABS_TOL = 0.005  # half a cent
@@ -45,7 +45,7 @@ def close_enough(a: float, b: float, rel_tol: float, abs_tol: float) -> bool:
 
 def check_workbook(path: Path, plan_spec: str | None = None, *, rel_tol: float = DEFAULT_REL_TOL,
                    abs_tol: float = DEFAULT_ABS_TOL) -> CheckReport:
-    from .evaluate import evaluate_workbook
+    from ..xlsx.evaluate import evaluate_workbook
 
     book = open_book(path)
     report = CheckReport(str(path), list(book.findings))
@@ -216,7 +216,7 @@ def hidden_cells(book: Book) -> list[Finding]:
     """
     from openpyxl.utils.cell import coordinate_from_string, column_index_from_string
 
-    from .workbook import EMBED_SHEET
+    from ..workbook import EMBED_SHEET
 
     places: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for spec in book.layout:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import __version__
-from .plan import Plan
+from .. import __version__
+from .model import Plan
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 

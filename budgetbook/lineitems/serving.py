@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..plan import Plan
-from . import style as st
-from .common import at, formula_row, start_calc_sheet, text_row
-from .grid import Book, Sheet
-from .names import Inputs
+from ..plan.model import Plan
+from ..workbook import style as st
+from ..workbook.rows import at, formula_row, start_calc_sheet, text_row
+from ..workbook.grid import Book, Sheet
+from ..workbook.names import Inputs
 
 
 def build_serving(book: Book, plan: Plan, inp: Inputs) -> Sheet:

@@ -12,8 +12,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .catalog import CATALOG, MFU_WARNING
-from .errors import PlanError, UsageError
-from .plan import GPU_PATTERN, ID_PATTERN, Plan, suggest
+from ..errors import PlanError, UsageError
+from .model import GPU_PATTERN, ID_PATTERN, Plan, suggest
 from .yamlsafe import parse_yaml_text, printable_key, read_plan_text
 
 DEFAULT_TEMPLATE = "finetune-13b-lora"

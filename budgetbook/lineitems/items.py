@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from ..plan import Item, Plan
-from . import style as st
-from .common import formula_row, start_calc_sheet
-from .grid import Book, Sheet
-from .names import Inputs
+from ..plan.model import Item, Plan
+from ..workbook import style as st
+from ..workbook.rows import formula_row, start_calc_sheet
+from ..workbook.grid import Book, Sheet
+from ..workbook.names import Inputs
 
 FIXED_TITLES = ("About", "Inputs", "Compute", "Failed runs", "Storage & egress", "People", "Serving",
                 "Summary", "Procurement", "Checks", "_budgetbook")

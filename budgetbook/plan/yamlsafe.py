@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from .errors import PlanError
+from ..errors import PlanError
 
 MAX_PLAN_BYTES = 1_000_000
 MAX_ALIASES = 100

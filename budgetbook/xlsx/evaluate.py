@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .errors import WorkbookError
+from ..errors import WorkbookError
 
 
 def _plain(value: Any) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..plan import Market, Plan
+from ..plan.model import Market, Plan
 from .grid import Book, Sheet
 
 FIRST_COL = 3   # A: label, B: unit, C..: one column per market

@@ -1,0 +1,1 @@
+"""The plan: model, numbers and ranges, GPU catalog, loading, schema, messages."""

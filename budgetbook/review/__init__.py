@@ -1,0 +1,1 @@
+"""Reading a generated workbook back: check, audit, extract, the overwrite guard, findings."""

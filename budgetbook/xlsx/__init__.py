@@ -1,0 +1,1 @@
+"""Opening untrusted .xlsx files safely, evaluating their formulas, reading formula text."""
