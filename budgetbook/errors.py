@@ -4,7 +4,12 @@ from __future__ import annotations
 
 
 class BudgetbookError(Exception):
-    """A problem the user can fix: reported as one line, exit code 2."""
+    """A problem the user can fix: reported as one line, exit code 2.
+
+    The one convention for naming the file: the message (`reason`) never starts
+    with a path; the file goes in `source`, and `str()` joins them as
+    "source: reason". Code that learns the file later calls `with_source`.
+    """
 
     exit_code = 2
 
@@ -12,9 +17,19 @@ class BudgetbookError(Exception):
         self.source = source
         super().__init__(message)
 
+    @property
+    def reason(self) -> str:
+        """The message without the file's name."""
+        return super().__str__()
+
+    def with_source(self, source: str) -> "BudgetbookError":
+        """This error naming `source`, unless it already names a file (the innermost one is the most exact)."""
+        if self.source is None:
+            self.source = source
+        return self
+
     def __str__(self) -> str:
-        message = super().__str__()
-        return f"{self.source}: {message}" if self.source else message
+        return f"{self.source}: {self.reason}" if self.source else self.reason
 
 
 class PlanError(BudgetbookError):
