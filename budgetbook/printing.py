@@ -11,9 +11,9 @@ import csv
 import sys
 from typing import TextIO
 
+from .lineitems.registry import beside_total_ids
 from .reference import Breakdown, Figure
 
-BESIDE_TOTAL = ("final_run", "serving", "serving_api")
 COLUMNS = ("name", "item", "market", "label", "value", "low", "high")
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
 # a label starting with one of these is run as a formula when a CSV is opened in
@@ -49,10 +49,11 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
     table.add_column("Line item")
     table.add_column("Value", justify="right")
     table.add_column("Range (low-high)", justify="right")
+    beside_total = beside_total_ids()
     for market in breakdown.markets:
         figures = [f for f in breakdown.figures if f.market == market]
-        development = [f for f in figures if f.item not in BESIDE_TOTAL]
-        beside = [f for f in figures if f.item in BESIDE_TOTAL]
+        development = [f for f in figures if f.item not in beside_total]
+        beside = [f for f in figures if f.item in beside_total]
         for i, figure in enumerate(development):
             bold = "bold" if figure.item == "total" else ""
             table.add_row(Text(market if i == 0 else ""), Text(figure.label, style=bold),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import yaml
 from hypothesis import strategies as st
 
-from budgetbook.plan.model import Plan
+from budgetbook.lineitems.registry import PLAN_MODEL
 
 # ids with and without underscores that cannot run into each other in workbook names
 MARKET_IDS = ("aws_on_demand", "neo", "market_b", "dc")
@@ -145,4 +145,4 @@ def plan_data(draw) -> dict:
 
 def plans():
     """(Plan, its YAML text) pairs."""
-    return plan_data().map(lambda data: (Plan.model_validate(data), yaml.safe_dump(data, sort_keys=False)))
+    return plan_data().map(lambda data: (PLAN_MODEL.model_validate(data), yaml.safe_dump(data, sort_keys=False)))

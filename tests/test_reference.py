@@ -5,9 +5,16 @@ from __future__ import annotations
 import pytest
 
 from budgetbook.plan.loader import load_plan, template_names
-from budgetbook.reference import compute_breakdown, hours_per_run
+from budgetbook.lineitems.compute import hours_per_run as resolved_hours_per_run
+from budgetbook.lineitems.registry import beside_total_ids
+from budgetbook.lineitems.scenario import Resolved
+from budgetbook.reference import compute_breakdown
 
-BESIDE_TOTAL = {"final_run", "serving", "serving_api"}
+BESIDE_TOTAL = beside_total_ids()
+
+
+def hours_per_run(plan, workload, scenario):
+    return resolved_hours_per_run(Resolved(workload, scenario))
 
 
 def figures(template: str) -> dict[str, float]:

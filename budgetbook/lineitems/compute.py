@@ -1,89 +1,141 @@
-"""`Compute`: GPU-hours and their price, one block of rows per workload, one column per market."""
+"""Compute: the GPU-hours a plan pays for, at each market's price.
+
+Rule: a workload's ideal GPU-hours come from stated ideal hours, or from its
+FLOPs (FLOP per parameter-token x parameters x tokens) at the GPU's peak; they
+become allocated (paid) hours through a utilization multiplier or / MFU. A
+cluster (GPUs x days x 24) or reported hours are allocated already. Compute =
+allocated hours per run x runs x the price per GPU-hour of the market the
+workload runs on.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from ..plan.model import Plan
 from ..workbook import style as st
-from ..workbook.rows import at, formula_row, section, start_calc_sheet, sum_of, text_row
-from ..workbook.grid import Book, Sheet
+from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
+from ..workbook.rows import CalcSheet, Rows
+from .base import Line, LineItem, one_sheet, rule
+from .markets import paying_market, runs_on
+from .scenario import MarketView
+from .units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
+
+TITLE = "Compute"
+LINE = Line("compute", "Compute")
 
 
-def build_compute(book: Book, plan: Plan, inp: Inputs) -> Sheet:
-    sheet = start_calc_sheet(book, plan, "Compute", "calc", "Compute",
-                             "Ideal GPU-hours become allocated (paid) hours through utilization or MFU; "
-                             "allocated hours x runs x the market's price per GPU-hour.")
+# --- the reference rule -------------------------------------------------------------------
+
+def hours_per_run(workload: Any) -> tuple[float | None, float]:
+    """(ideal, allocated) GPU-hours of one run; ideal is None where the hours come allocated."""
+    if workload.cluster is not None:
+        return None, workload.cluster.gpus * workload.cluster.days * HOURS_PER_DAY
+    if workload.allocated_gpu_hours is not None:
+        return None, workload.allocated_gpu_hours
+    if workload.ideal_gpu_hours is not None:
+        ideal = workload.ideal_gpu_hours
+    else:
+        flops = workload.flops
+        total_flop = flops.flops_per_param_token * flops.params * flops.tokens
+        ideal = total_flop / (workload.peak * FLOP_PER_TFLOP) / SECONDS_PER_HOUR
+    if workload.utilization is not None:
+        return ideal, ideal * workload.utilization
+    return ideal, ideal / workload.mfu
+
+
+@dataclass(frozen=True)
+class WorkloadCompute:
+    pays: str                   # the market whose prices it pays
+    runs: float
+    ideal_hours: float | None   # all runs
+    allocated_hours: float      # all runs
+    cost: float
+
+
+def workload_compute(view: MarketView, workload: Any) -> WorkloadCompute:
+    pays = paying_market(view.plan, workload, view.market)
+    runs = runs_on(workload, view.market)
+    ideal, allocated = hours_per_run(workload)
+    allocated_hours = allocated * runs
+    return WorkloadCompute(pays.id, runs, None if ideal is None else ideal * runs, allocated_hours,
+                           allocated_hours * pays.gpu_prices[workload.gpu])
+
+
+def reference(view: MarketView) -> dict[str, float]:
+    return {LINE.id: sum(workload_compute(view, w).cost for w in view.plan.workloads)}
+
+
+def workload_detail(view: MarketView, workload: Any) -> dict[str, Any]:
+    done = workload_compute(view, workload)
+    return {"pays": done.pays, "runs": done.runs, "ideal_hours": done.ideal_hours,
+            "allocated_hours": done.allocated_hours, "compute": done.cost}
+
+
+# --- the sheet ----------------------------------------------------------------------------
+
+def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
+    sheet = CalcSheet(book, plan, TITLE, "calc", "Compute",
+                      "Ideal GPU-hours become allocated (paid) hours through utilization or MFU; "
+                      "allocated hours x runs x the market's price per GPU-hour.")
     money0, money2 = st.money(plan.currency), st.money(plan.currency, 2)
     hybrid = any(m.hybrid is not None for m in plan.markets)
-    computes, allocs, final, tokens = {}, [], [], []
+    allocs, computes = [], []
     for i, w in enumerate(plan.workloads):
-        wl = w.id
-        n = lambda q, w=wl: (lambda m: f"cmp_{w}_{q}_{m.id}")  # noqa: E731
-        section(sheet, f"Workload: {w.label or wl} ({wl}, {w.gpu})")
+        key, name = ("workloads", i), f"cmp_{w.id}"
+        sheet.section(f"Workload: {w.label or w.id} ({w.id}, {w.gpu})")
         if hybrid:
-            text_row(sheet, plan, "Priced on market", lambda m, w=w: plan.workload_market(w, m).id)
-        way = w.hours_given
-        if way == "flops":
-            f = ("workloads", i, "flops")
-            flop = formula_row(book, sheet, plan, "Training FLOP per run (FLOP/param/token x params x tokens)",
-                               "FLOP", st.BIG, lambda m, c: "=" + "*".join(
-                                   (inp[f + ("flops_per_param_token",)], inp[f + ("params",)],
-                                    inp[f + ("tokens",)])), n("flop"))
-            if w.final_run:
-                tokens.append(inp[f + ("tokens",)])
-            peak = inp[("workloads", i, "peak_tflops")]
-            ideal = formula_row(book, sheet, plan, "Ideal GPU-hours per run (at peak FLOP/s)", "GPU-hours",
-                                st.HOURS, lambda m, c: f"={at(sheet, flop, c)}/({peak}*k_flop_per_tflop)"
-                                                       "/k_seconds_per_hour", n("ideal"))
-        elif way == "ideal_gpu_hours":
-            ideal = formula_row(book, sheet, plan, "Ideal GPU-hours per run", "GPU-hours", st.HOURS,
-                                lambda m, c: f"={inp[('workloads', i, 'ideal_gpu_hours')]}", n("ideal"))
-        if way in ("flops", "ideal_gpu_hours"):
-            if w.utilization is not None:
-                label, op, key = "Allocated GPU-hours per run (ideal x utilization)", "*", "utilization"
-            else:
-                label, op, key = "Allocated GPU-hours per run (ideal / MFU)", "/", "mfu"
-            per_run = formula_row(book, sheet, plan, label, "GPU-hours", st.HOURS,
-                                  lambda m, c: f"={at(sheet, ideal, c)}{op}{inp[('workloads', i, key)]}",
-                                  n("alloc_run"))
-        elif way == "cluster":
-            per_run = formula_row(book, sheet, plan, "Allocated GPU-hours per run (GPUs x days x 24)",
-                                  "GPU-hours", st.HOURS,
-                                  lambda m, c: f"={inp[('workloads', i, 'cluster', 'gpus')]}*"
-                                               f"{inp[('workloads', i, 'cluster', 'days')]}*k_hours_per_day",
-                                  n("alloc_run"))
-        else:
-            per_run = formula_row(book, sheet, plan, "Allocated GPU-hours per run (reported)", "GPU-hours",
-                                  st.HOURS, lambda m, c: f"={inp[('workloads', i, 'allocated_gpu_hours')]}",
-                                  n("alloc_run"))
-        runs = formula_row(book, sheet, plan, "Runs", "runs", st.COUNT,
-                           lambda m, c: "=" + inp.runs(plan, w, m), n("runs"))
-        alloc = formula_row(book, sheet, plan, "Allocated GPU-hours (all runs)", "GPU-hours", st.HOURS,
-                            lambda m, c: f"={at(sheet, per_run, c)}*{at(sheet, runs, c)}", n("alloc"))
+            sheet.text_row("Priced on market", lambda m, w=w: paying_market(plan, w, m).id)
+        per_run = _hours_per_run_rows(sheet, inp, w, key, name)
+        runs = sheet.row("Runs", "runs", st.COUNT, "={runs}", f"{name}_runs",
+                         runs=lambda m, w=w: inp.runs(plan, w, m))
+        alloc = sheet.row("Allocated GPU-hours (all runs)", "GPU-hours", st.HOURS, "={per_run}*{runs}",
+                          f"{name}_alloc", per_run=per_run, runs=runs)
+        price = sheet.row(f"Price per GPU-hour ({w.gpu})", f"{plan.currency}/GPU-hour", money2, "={price}",
+                          f"{name}_price", price=lambda m, w=w: inp.price(paying_market(plan, w, m), w.gpu))
+        computes.append(sheet.row("Compute", plan.currency, money0, "={alloc}*{price}", f"{name}_compute",
+                                  item=LINE.id, alloc=alloc, price=price))
         allocs.append(alloc)
-        price = formula_row(book, sheet, plan, f"Price per GPU-hour ({w.gpu})", f"{plan.currency}/GPU-hour",
-                            money2, lambda m, c: "=" + inp.price(plan.workload_market(w, m), w.gpu),
-                            n("price"))
-        computes[wl] = formula_row(book, sheet, plan, "Compute", plan.currency, money0,
-                                   lambda m, c: f"={at(sheet, alloc, c)}*{at(sheet, price, c)}",
-                                   n("compute"), item="compute")
-        if w.final_run:
-            final.append(computes[wl])
-        sheet.row += 1
-    section(sheet, "All workloads")
-    formula_row(book, sheet, plan, "Allocated GPU-hours", "GPU-hours", st.HOURS,
-                lambda m, c: "=" + sum_of([at(sheet, r, c) for r in allocs]), lambda m: f"cmp_alloc_{m.id}")
-    formula_row(book, sheet, plan, "Compute (all workloads, all runs)", plan.currency, money0,
-                lambda m, c: "=" + sum_of([at(sheet, r, c) for r in computes.values()]),
-                lambda m: f"compute_{m.id}", kind="figure", item="compute")
-    sheet.row += 1
-    if final:
-        section(sheet, "Beside the total, never added into it")
-        formula_row(book, sheet, plan, "Final-run compute (workloads marked final_run)", plan.currency, money0,
-                    lambda m, c: "=" + sum_of([at(sheet, r, c) for r in final]),
-                    lambda m: f"final_run_{m.id}", kind="figure", item="final_run")
-    if tokens:
-        formula_row(book, sheet, plan, "Training tokens of the final run", "tokens", st.BIG,
-                    lambda m, c: "=" + sum_of(tokens), lambda m: f"cmp_tokens_{m.id}")
-    return sheet
+        sheet.gap()
+    sheet.section("All workloads")
+    sheet.row("Allocated GPU-hours", "GPU-hours", st.HOURS, "=SUM({parts})", "cmp_alloc", parts=Rows(tuple(allocs)))
+    sheet.row("Compute (all workloads, all runs)", plan.currency, money0, "=SUM({parts})", LINE.id,
+              kind="figure", item=LINE.id, parts=Rows(tuple(computes)))
+    sheet.gap()
 
+
+def _hours_per_run_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name: str) -> int:
+    """The rows from the workload's way of giving hours to its allocated GPU-hours per run."""
+    way = w.hours_given
+    if way == "cluster":
+        return sheet.row("Allocated GPU-hours per run (GPUs x days x 24)", "GPU-hours", st.HOURS,
+                         "={gpus}*{days}*k_hours_per_day", f"{name}_alloc_run",
+                         gpus=inp[key + ("cluster", "gpus")], days=inp[key + ("cluster", "days")])
+    if way == "allocated_gpu_hours":
+        return sheet.row("Allocated GPU-hours per run (reported)", "GPU-hours", st.HOURS, "={hours}",
+                         f"{name}_alloc_run", hours=inp[key + ("allocated_gpu_hours",)])
+    if way == "flops":
+        flops = key + ("flops",)
+        flop = sheet.row("Training FLOP per run (FLOP/param/token x params x tokens)", "FLOP", st.BIG,
+                         "={per}*{params}*{tokens}", f"{name}_flop", per=inp[flops + ("flops_per_param_token",)],
+                         params=inp[flops + ("params",)], tokens=inp[flops + ("tokens",)])
+        ideal = sheet.row("Ideal GPU-hours per run (at peak FLOP/s)", "GPU-hours", st.HOURS,
+                          "={flop}/({peak}*k_flop_per_tflop)/k_seconds_per_hour", f"{name}_ideal",
+                          flop=flop, peak=inp[key + ("peak_tflops",)])
+    else:
+        ideal = sheet.row("Ideal GPU-hours per run", "GPU-hours", st.HOURS, "={hours}", f"{name}_ideal",
+                          hours=inp[key + ("ideal_gpu_hours",)])
+    if w.utilization is not None:
+        return sheet.row("Allocated GPU-hours per run (ideal x utilization)", "GPU-hours", st.HOURS,
+                         "={ideal}*{utilization}", f"{name}_alloc_run", ideal=ideal,
+                         utilization=inp[key + ("utilization",)])
+    return sheet.row("Allocated GPU-hours per run (ideal / MFU)", "GPU-hours", st.HOURS, "={ideal}/{mfu}",
+                     f"{name}_alloc_run", ideal=ideal, mfu=inp[key + ("mfu",)])
+
+
+ITEM = LineItem(
+    id=LINE.id, doc=rule(__doc__),
+    known_lines=(LINE,), lines=lambda plan: [LINE], reference=reference, build=build,
+    sheet_titles=one_sheet(TITLE), fixed_title=TITLE, name_prefix="cmp_", workload_detail=workload_detail)

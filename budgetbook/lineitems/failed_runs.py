@@ -1,32 +1,54 @@
-"""`Failed runs`: the compute lost to sweeps, OOMs and killed runs, as a share of each workload's compute."""
+"""Failed runs: the compute lost to sweeps, OOMs, corrupted shards and killed runs.
+
+Rule: each workload's compute x its waste share (the seed's +20-30 %): runs
+that are paid for and thrown away.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..plan.model import Plan
 from ..workbook import style as st
-from ..workbook.rows import at, formula_row, section, start_calc_sheet, sum_of
-from ..workbook.grid import Book, Sheet
+from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
+from ..workbook.rows import CalcSheet, CellOf, Rows
+from . import compute
+from .base import Line, LineItem, one_sheet, rule
+from .scenario import MarketView
+
+TITLE = "Failed runs"
+LINE = Line("failed_runs", "Failed runs")
 
 
-def build_failed_runs(book: Book, plan: Plan, inp: Inputs) -> Sheet:
-    sheet = start_calc_sheet(book, plan, "Failed runs", "calc", "Failed runs",
-                             "Compute x waste share: runs that are paid for and thrown away.")
+def failed(view: MarketView, workload: Any) -> float:
+    return compute.workload_compute(view, workload).cost * workload.waste
+
+
+def reference(view: MarketView) -> dict[str, float]:
+    return {LINE.id: sum(failed(view, w) for w in view.plan.workloads)}
+
+
+def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
+    sheet = CalcSheet(book, plan, TITLE, "calc", "Failed runs",
+                      "Compute x waste share: runs that are paid for and thrown away.")
     money0 = st.money(plan.currency)
     losses = []
     for i, w in enumerate(plan.workloads):
-        n = lambda q, w=w.id: (lambda m: f"fail_{w}_{q}_{m.id}")  # noqa: E731
-        section(sheet, f"Workload: {w.label or w.id} ({w.id})")
-        compute = formula_row(book, sheet, plan, "Compute", plan.currency, money0,
-                              lambda m, c: "=" + book.ref(f"cmp_{w.id}_compute_{m.id}", sheet), n("compute"))
-        waste = formula_row(book, sheet, plan, "Waste (share of compute)", "share", st.SHARE,
-                            lambda m, c: "=" + inp[("workloads", i, "waste")], n("waste"))
-        losses.append(formula_row(book, sheet, plan, "Failed runs", plan.currency, money0,
-                                  lambda m, c: f"={at(sheet, compute, c)}*{at(sheet, waste, c)}", n("cost"),
-                                  item="failed_runs"))
-        sheet.row += 1
-    section(sheet, "All workloads")
-    formula_row(book, sheet, plan, "Failed runs (all workloads)", plan.currency, money0,
-                lambda m, c: "=" + sum_of([at(sheet, r, c) for r in losses]),
-                lambda m: f"failed_runs_{m.id}", kind="figure", item="failed_runs")
-    return sheet
+        name = f"fail_{w.id}"
+        sheet.section(f"Workload: {w.label or w.id} ({w.id})")
+        spent = sheet.row("Compute", plan.currency, money0, "={compute}", f"{name}_compute",
+                          compute=CellOf(f"cmp_{w.id}_compute"))
+        waste = sheet.row("Waste (share of compute)", "share", st.SHARE, "={waste}", f"{name}_waste",
+                          waste=inp[("workloads", i, "waste")])
+        losses.append(sheet.row("Failed runs", plan.currency, money0, "={compute}*{waste}", f"{name}_cost",
+                                item=LINE.id, compute=spent, waste=waste))
+        sheet.gap()
+    sheet.section("All workloads")
+    sheet.row("Failed runs (all workloads)", plan.currency, money0, "=SUM({parts})", LINE.id, kind="figure",
+              item=LINE.id, parts=Rows(tuple(losses)))
+
+
+ITEM = LineItem(id=LINE.id, doc=rule(__doc__), known_lines=(LINE,), lines=lambda plan: [LINE],
+                reference=reference, build=build, sheet_titles=one_sheet(TITLE), fixed_title=TITLE,
+                name_prefix="fail_", workload_detail=lambda view, w: {LINE.id: failed(view, w)})

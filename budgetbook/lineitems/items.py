@@ -1,23 +1,97 @@
-"""Further line items (data, evaluation, hardware...): one sheet each, one cost per market."""
+"""Further items: data, evaluation, hardware, licences... one sheet each, the same cost on every market.
+
+Rule: a cost the plan gives directly (`cost`), or quantity x unit price
+(`quantity` of `unit` at `unit_price`: 40 TB of data at $120 per TB).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from typing import Annotated, Any
 
-from ..plan.model import Item, Plan
+from pydantic import Field, model_validator
+
+from ..plan.inputs import InputCell, walk
+from ..plan.model import ID_PATTERN, Money, Plan, Price, Strict, unique_ids
+from ..plan.numbers import Num, num
 from ..workbook import style as st
-from ..workbook.rows import formula_row, start_calc_sheet
-from ..workbook.grid import Book, Sheet
+from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
+from ..workbook.rows import CalcSheet
+from .base import Line, LineItem, Section, rule
+from .scenario import MarketView
 
-FIXED_TITLES = ("About", "Inputs", "Compute", "Failed runs", "Storage & egress", "People", "Serving",
-                "Summary", "Procurement", "Checks", "_budgetbook")
 
+class Item(Strict):
+    id: str = Field(pattern=ID_PATTERN)
+    label: str = Field("", max_length=200)
+    cost: Money | None = None
+    quantity: Annotated[Num, num(0, 1e15, unit="units", description="how many `unit`s")] | None = None
+    unit: str = Field("", max_length=40, description="what `quantity` counts (TB, evaluations, GPUs)")
+    unit_price: Price | None = Field(None, description="price of one `unit`")
+    note: str = Field("", max_length=2000)
+
+    @model_validator(mode="after")
+    def _cost_or_quantity(self):
+        by_quantity = self.quantity is not None or self.unit_price is not None
+        if (self.cost is not None) == by_quantity:
+            raise ValueError("give `cost`, or `quantity` and `unit_price`")
+        if by_quantity and (self.quantity is None or self.unit_price is None):
+            raise ValueError("give both `quantity` and `unit_price`")
+        return self
+
+    @property
+    def title(self) -> str:
+        return self.label or self.id.replace("_", " ").capitalize()
+
+
+def _items(plan: Any) -> list[Any]:
+    return SECTION.of(plan)
+
+
+def input_cells(plan: Plan) -> list[InputCell]:
+    cells: list[InputCell] = []
+    for i, item in enumerate(_items(plan)):
+        for cell in walk(item, ("items", i), ("item", item.id), item.label or item.id):
+            unit = {"quantity": item.unit or "units", "unit_price": f"money per {item.unit or 'unit'}"}
+            if cell.path[-1] in unit:  # the plan says what is counted: show it, not "units"
+                cell = dataclasses.replace(cell, bounds=dataclasses.replace(cell.bounds, unit=unit[cell.path[-1]]))
+            cells.append(cell)
+    return cells
+
+
+def validate(plan: Plan) -> None:
+    from .registry import reserved_line_ids
+
+    items = _items(plan)
+    unique_ids("items", [item.id for item in items])
+    for i, item in enumerate(items):
+        if item.id in reserved_line_ids():
+            raise ValueError(f"`items[{i}].id`: `{item.id}` is reserved for a line item of its own")
+
+
+SECTION = Section("items", list[Item], Field(default_factory=list, max_length=50), "Other items", input_cells,
+                  validate=validate)
+
+
+def lines(plan: Plan) -> list[Line]:
+    return [Line(item.id, item.title) for item in _items(plan)]
+
+
+# --- the reference rule -------------------------------------------------------------------
+
+def reference(view: MarketView) -> dict[str, float]:
+    return {item.id: item.cost if item.cost is not None else item.quantity * item.unit_price
+            for item in view.plan.items}
+
+
+# --- the sheets ---------------------------------------------------------------------------
 
 def sheet_title(label: str, taken: set[str]) -> str:
     """A valid, unique sheet title: no []:*?/\\, no edge apostrophes, at most 31 characters."""
     base = re.sub(r"[\[\]:*?/\\\x00-\x1f]", "-", label).strip().strip("'").strip() or "Item"
-    title, n = base[:31], 2
+    title, n = base[:31].rstrip(), 2
     while title.lower() in taken:
         suffix = f" ({n})"
         title, n = base[: 31 - len(suffix)].rstrip() + suffix, n + 1
@@ -25,18 +99,33 @@ def sheet_title(label: str, taken: set[str]) -> str:
     return title
 
 
-def build_items(book: Book, plan: Plan, inp: Inputs) -> list[Sheet]:
-    taken = {t.lower() for t in FIXED_TITLES}
-    return [_item_sheet(book, plan, inp, i, item, sheet_title(item.label or item.id, taken))
-            for i, item in enumerate(plan.items)]
+def sheet_titles(plan: Plan, taken: set[str]) -> list[str]:
+    return [sheet_title(item.label or item.id, taken) for item in _items(plan)]
 
 
-def _item_sheet(book: Book, plan: Plan, inp: Inputs, i: int, item: Item, title: str) -> Sheet:
-    sheet = start_calc_sheet(book, plan, title, "calc", item.label or item.id,
-                             f"A cost the plan gives directly (item `{item.id}`); the same on every market.")
-    if item.note:
-        sheet.put(3, 1, item.note, "note", text=True)
-    formula_row(book, sheet, plan, item.label or item.id, plan.currency, st.money(plan.currency),
-                lambda m, c: "=" + inp[("items", i, "cost")], lambda m: f"{item.id}_{m.id}",
-                kind="figure", item=item.id)
-    return sheet
+def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
+    from .registry import reserved_titles
+
+    for i, (item, title) in enumerate(zip(_items(plan), sheet_titles(plan, reserved_titles()))):
+        how = "A cost the plan gives directly" if item.cost is not None else "Quantity x unit price"
+        sheet = CalcSheet(book, plan, title, "calc", item.label or item.id,
+                          f"{how} (item `{item.id}`); the same on every market.")
+        if item.note:
+            sheet.sheet.put(3, 1, item.note, "note", text=True)
+        money = st.money(plan.currency)
+        key = ("items", i)
+        if item.cost is not None:
+            sheet.row(item.label or item.id, plan.currency, money, "={cost}", item.id, kind="figure", item=item.id,
+                      cost=inp[key + ("cost",)])
+            continue
+        quantity = sheet.row("Quantity", item.unit or "units", st.COUNT, "={quantity}", f"itm_{item.id}_quantity",
+                             quantity=inp[key + ("quantity",)])
+        price = sheet.row(f"Price per {item.unit or 'unit'}", f"{plan.currency}/{item.unit or 'unit'}",
+                          st.money(plan.currency, 2), "={price}", f"itm_{item.id}_unit_price",
+                          price=inp[key + ("unit_price",)])
+        sheet.row(f"{item.label or item.id} (quantity x price)", plan.currency, money, "={quantity}*{price}",
+                  item.id, kind="figure", item=item.id, quantity=quantity, price=price)
+
+
+ITEM = LineItem(id="items", doc=rule(__doc__), known_lines=(), lines=lines, reference=reference, build=build,
+                sheet_titles=sheet_titles, name_prefix="itm_", section=SECTION)

@@ -1,47 +1,98 @@
-"""`People`: roles x count x months x loaded cost, plus the extra engineering days a market costs."""
+"""People: the team, often the largest line of a budget.
+
+Rule: for each role, count x months x fully loaded monthly cost; plus the
+extra engineering days a market costs (tooling for a decentralized market) x
+the cost of one engineering day. A hybrid pays the extra days of each market it
+uses once.
+"""
 
 from __future__ import annotations
 
-from ..plan.model import Plan
+from typing import Annotated
+
+from pydantic import Field
+
+from ..plan.inputs import InputCell, walk
+from ..plan.model import MAX_ENTRIES, Plan, Strict
+from ..plan.numbers import Num, num
 from ..workbook import style as st
-from ..workbook.rows import at, formula_row, plus, section, start_calc_sheet, sum_of
-from ..workbook.grid import Book, Sheet
+from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
+from ..workbook.rows import CalcSheet, sum_or_none
+from .base import Line, LineItem, Section, one_sheet, rule
+from .markets import markets_used
+from .scenario import MarketView
+
+TITLE = "People"
+LINE = Line("people", "People")
 
 
-def build_people(book: Book, plan: Plan, inp: Inputs) -> Sheet:
-    sheet = start_calc_sheet(book, plan, "People", "calc", "People",
-                             "Fully loaded cost of the team, plus the tooling days a market adds "
-                             "(a hybrid pays each market it uses once).")
+class Role(Strict):
+    role: str = Field(min_length=1, max_length=200)
+    count: Annotated[Num, num(0, 1e5, unit="people")]
+    months: Annotated[Num, num(0, 600, unit="months")]
+    monthly_cost: Annotated[Num, num(0, 1e8, unit="money per month", description="fully loaded")]
+    note: str = Field("", max_length=2000)
+
+
+class People(Strict):
+    roles: list[Role] = Field(default_factory=list, max_length=MAX_ENTRIES)
+    engineering_day_cost: Annotated[Num, num(0, 1e7, unit="money per day",
+                                             description="one extra engineering day a market costs")] = Num.of(0)
+
+
+def input_cells(plan: Plan) -> list[InputCell]:
+    people = SECTION.of(plan)
+    cells: list[InputCell] = []
+    for i, role in enumerate(people.roles):
+        # roles have free-text titles, so their cells are numbered
+        cells += walk(role, ("people", "roles", i), (f"role{i + 1}",), role.role)
+    return cells + list(walk(people, ("people",), (), ""))
+
+
+SECTION = Section("people", People, People(), "People", input_cells)
+
+
+# --- the reference rule -------------------------------------------------------------------
+
+def reference(view: MarketView) -> dict[str, float]:
+    people = view.plan.people
+    team = sum(r.count * r.months * r.monthly_cost for r in people.roles)
+    extra_days = sum(m.extra_engineering_days for m in markets_used(view.plan, view.market))
+    return {LINE.id: team + extra_days * people.engineering_day_cost}
+
+
+# --- the sheet ----------------------------------------------------------------------------
+
+def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
+    sheet = CalcSheet(book, plan, TITLE, "calc", "People",
+                      "Fully loaded cost of the team, plus the tooling days a market adds "
+                      "(a hybrid pays each market it uses once).")
     money0 = st.money(plan.currency)
-    section(sheet, "Team")
+    sheet.section("Team")
     roles = []
-    for i, role in enumerate(plan.people.roles):
+    for i, role in enumerate(SECTION.of(plan).roles):
         key = ("people", "roles", i)
-        roles.append(formula_row(
-            book, sheet, plan, f"{role.role} (count x months x monthly cost)", plan.currency, money0,
-            lambda m, c: "=" + "*".join(inp[key + (f,)] for f in ("count", "months", "monthly_cost")),
-            lambda m, i=i: f"ppl_role{i + 1}_{m.id}", item="people"))
-    team = formula_row(book, sheet, plan, "Team", plan.currency, money0,
-                       lambda m, c: "=" + (sum_of([at(sheet, r, c) for r in roles]) if roles else "k_none"),
-                       lambda m: f"ppl_team_{m.id}", item="people")
-    sheet.row += 1
-    section(sheet, "Extra engineering days of the market")
+        roles.append(sheet.row(f"{role.role} (count x months x monthly cost)", plan.currency, money0,
+                               "={count}*{months}*{cost}", f"ppl_role{i + 1}", item=LINE.id,
+                               count=inp[key + ("count",)], months=inp[key + ("months",)],
+                               cost=inp[key + ("monthly_cost",)]))
+    template, parts = sum_or_none(roles)
+    team = sheet.row("Team", plan.currency, money0, template, "ppl_team", item=LINE.id, **parts)
+    sheet.gap()
+    sheet.section("Extra engineering days of the market")
+    days = sheet.row("Extra engineering days", "days", st.COUNT, "={days}", "ppl_days", item=LINE.id,
+                     days=lambda m: "+".join(inp.market(plan, used, "extra_engineering_days")
+                                             for used in markets_used(plan, m)))
+    day_cost = sheet.row("Cost of one engineering day", f"{plan.currency}/day", money0, "={cost}", "ppl_day_cost",
+                         item=LINE.id, cost=inp[("people", "engineering_day_cost")])
+    extra = sheet.row("Extra engineering", plan.currency, money0, "={days}*{cost}", "ppl_extra", item=LINE.id,
+                      days=days, cost=day_cost)
+    sheet.gap()
+    sheet.row("People", plan.currency, money0, "={team}+{extra}", LINE.id, kind="figure", item=LINE.id,
+              team=team, extra=extra)
 
-    def days(m, c):
-        used = [m] if m.hybrid is None else [plan.market(i) for i in dict.fromkeys(m.hybrid.assign.values())]
-        return "=" + plus([inp.market(plan, u, "extra_engineering_days") for u in used])
 
-    day_count = formula_row(book, sheet, plan, "Extra engineering days", "days", st.COUNT, days,
-                            lambda m: f"ppl_days_{m.id}", item="people")
-    day_cost = formula_row(book, sheet, plan, "Cost of one engineering day", f"{plan.currency}/day", money0,
-                           lambda m, c: "=" + inp[("people", "engineering_day_cost")],
-                           lambda m: f"ppl_day_cost_{m.id}", item="people")
-    extra = formula_row(book, sheet, plan, "Extra engineering", plan.currency, money0,
-                        lambda m, c: f"={at(sheet, day_count, c)}*{at(sheet, day_cost, c)}",
-                        lambda m: f"ppl_extra_{m.id}", item="people")
-    sheet.row += 1
-    formula_row(book, sheet, plan, "People", plan.currency, money0,
-                lambda m, c: f"={at(sheet, team, c)}+{at(sheet, extra, c)}",
-                lambda m: f"people_{m.id}", kind="figure", item="people")
-    return sheet
+ITEM = LineItem(id=LINE.id, doc=rule(__doc__), known_lines=(LINE,), lines=lambda plan: [LINE],
+                reference=reference, build=build, sheet_titles=one_sheet(TITLE), fixed_title=TITLE,
+                name_prefix="ppl_", section=SECTION)

@@ -1,46 +1,143 @@
-"""`Serving`: the third magnitude, paid per request after training; reported beside the total."""
+"""Serving: the third magnitude, paid per request after training; reported beside the total, never in it.
+
+Rule: tokens per month (stated, or requests x tokens per request) / tokens per
+second per GPU / 3600 = GPU-hours per month; x months served x the price per
+GPU-hour of the serving market. Beside it, buying the same tokens from an API:
+tokens x months / one million x the API's price per million tokens.
+"""
 
 from __future__ import annotations
 
-from ..plan.model import Plan
+from typing import Annotated, Any
+
+from pydantic import Field, model_validator
+
+from ..plan.inputs import InputCell, walk
+from ..plan.model import GPU_PATTERN, Plan, Price, Strict
+from ..plan.numbers import Num, num
 from ..workbook import style as st
-from ..workbook.rows import at, formula_row, start_calc_sheet, text_row
-from ..workbook.grid import Book, Sheet
+from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
+from ..workbook.rows import CalcSheet, CellOf
+from .base import Line, LineItem, Section, one_sheet, rule
+from .markets import serving_market
+from .scenario import MarketView
+from .units import SECONDS_PER_HOUR, TOKENS_PER_MILLION
+
+TITLE = "Serving"
+OWN = Line("serving", "Serving", in_total=False)
+API = Line("serving_api", "Serving via API (buy)", in_total=False)
 
 
-def build_serving(book: Book, plan: Plan, inp: Inputs) -> Sheet:
-    serving = plan.serving
-    sheet = start_calc_sheet(book, plan, "Serving", "calc", "Serving",
-                             "Tokens per month / tokens per second per GPU = GPU-hours per month, x months "
-                             "x price. Never added into the development total.")
-    money0, money2 = st.money(plan.currency), st.money(plan.currency, 2)
-    n = lambda q: (lambda m: f"svc_{q}_{m.id}")  # noqa: E731
-    if any(m.hybrid is not None for m in plan.markets):
-        text_row(sheet, plan, "Served on market", lambda m: plan.serving_market(m).id)
+class Serving(Strict):
+    gpu: str = Field(pattern=GPU_PATTERN)
+    tokens_per_month: Annotated[Num, num(0, 1e18, unit="tokens")] | None = None
+    requests_per_month: Annotated[Num, num(0, 1e15, unit="requests")] | None = None
+    tokens_per_request: Annotated[Num, num(0, 1e7, unit="tokens")] | None = None
+    tokens_per_second_per_gpu: Annotated[Num, num(0, 1e9, gt=True, unit="tokens/s", lowers_cost=True)]
+    months: Annotated[Num, num(0, 600, unit="months")]
+    api_price_per_million_tokens: Price | None = None
+    note: str = Field("", max_length=2000)
+
+    @model_validator(mode="after")
+    def _one_volume(self):
+        by_requests = self.requests_per_month is not None or self.tokens_per_request is not None
+        if (self.tokens_per_month is None) == (not by_requests):
+            raise ValueError("give `tokens_per_month`, or `requests_per_month` and `tokens_per_request`")
+        if by_requests and (self.requests_per_month is None or self.tokens_per_request is None):
+            raise ValueError("give both `requests_per_month` and `tokens_per_request`")
+        return self
+
+
+def input_cells(plan: Plan) -> list[InputCell]:
+    serving = SECTION.of(plan)
+    return [] if serving is None else list(walk(serving, ("serving",), ("srv",), "serving"))
+
+
+def validate(plan: Plan) -> None:
+    """A hybrid must say which of its markets serves the model."""
+    if SECTION.of(plan) is None:
+        return
+    priced = [m.id for m in plan.markets if m.hybrid is None]
+    for m, market in enumerate(plan.markets):
+        if market.hybrid is not None and market.hybrid.serving not in priced:
+            raise ValueError(f"`markets[{m}].hybrid.serving`: name the market with prices that serves the model "
+                             f"(one of {', '.join(f'`{p}`' for p in priced)})")
+
+
+def gpus(plan: Plan) -> set[str]:
+    serving = SECTION.of(plan)
+    return set() if serving is None else {serving.gpu}
+
+
+SECTION = Section("serving", Serving | None, None, "Serving", input_cells, validate=validate, gpus=gpus)
+
+
+def lines(plan: Plan) -> list[Line]:
+    serving = SECTION.of(plan)
+    if serving is None:
+        return []
+    return [OWN] + ([API] if serving.api_price_per_million_tokens is not None else [])
+
+
+# --- the reference rule -------------------------------------------------------------------
+
+def tokens_per_month(serving: Any) -> float:
     if serving.tokens_per_month is not None:
-        volume = lambda m, c: "=" + inp[("serving", "tokens_per_month")]  # noqa: E731
-        label = "Tokens per month"
-    else:
-        volume = lambda m, c: f"={inp[('serving', 'requests_per_month')]}*{inp[('serving', 'tokens_per_request')]}"  # noqa: E731
-        label = "Tokens per month (requests x tokens per request)"
-    tokens = formula_row(book, sheet, plan, label, "tokens", st.BIG, volume, n("tokens"))
-    hours = formula_row(book, sheet, plan, "GPU-hours per month (tokens / tokens per second / 3600)",
-                        "GPU-hours", st.HOURS,
-                        lambda m, c: f"={at(sheet, tokens, c)}/{inp[('serving', 'tokens_per_second_per_gpu')]}"
-                                     "/k_seconds_per_hour", n("gpu_hours"))
-    months = formula_row(book, sheet, plan, "Months served", "months", st.COUNT,
-                         lambda m, c: "=" + inp[("serving", "months")], n("months"))
-    price = formula_row(book, sheet, plan, f"Price per GPU-hour ({serving.gpu})", f"{plan.currency}/GPU-hour",
-                        money2, lambda m, c: "=" + inp.price(plan.serving_market(m), serving.gpu), n("price"))
-    formula_row(book, sheet, plan, "Serving (own GPUs)", plan.currency, money0,
-                lambda m, c: f"={at(sheet, hours, c)}*{at(sheet, months, c)}*{at(sheet, price, c)}",
-                lambda m: f"serving_{m.id}", kind="figure", item="serving")
+        return serving.tokens_per_month
+    return serving.requests_per_month * serving.tokens_per_request
+
+
+def reference(view: MarketView) -> dict[str, float]:
+    serving = view.plan.serving
+    if serving is None:
+        return {}
+    tokens = tokens_per_month(serving)
+    gpu_hours_per_month = tokens / serving.tokens_per_second_per_gpu / SECONDS_PER_HOUR
+    price = serving_market(view.plan, view.market).gpu_prices[serving.gpu]
+    out = {OWN.id: gpu_hours_per_month * serving.months * price}
     if serving.api_price_per_million_tokens is not None:
-        sheet.row += 1
-        api = inp[("serving", "api_price_per_million_tokens")]
-        formula_row(book, sheet, plan, "Serving via API (buy): tokens x months / 1e6 x price per million",
-                    plan.currency, money0,
-                    lambda m, c: f"={at(sheet, tokens, c)}*{at(sheet, months, c)}/k_tokens_per_million*{api}",
-                    lambda m: f"serving_api_{m.id}", kind="figure", item="serving_api")
-    return sheet
+        out[API.id] = tokens * serving.months / TOKENS_PER_MILLION * serving.api_price_per_million_tokens
+    return out
+
+
+# --- the sheet ----------------------------------------------------------------------------
+
+def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
+    serving = SECTION.of(plan)
+    if serving is None:
+        return
+    sheet = CalcSheet(book, plan, TITLE, "calc", "Serving",
+                      "Tokens per month / tokens per second per GPU = GPU-hours per month, x months "
+                      "x price. Never added into the development total.")
+    money0 = st.money(plan.currency)
+    if any(m.hybrid is not None for m in plan.markets):
+        sheet.text_row("Served on market", lambda m: serving_market(plan, m).id)
+    if serving.tokens_per_month is not None:
+        tokens = sheet.row("Tokens per month", "tokens", st.BIG, "={tokens}", "svc_tokens",
+                           tokens=inp[("serving", "tokens_per_month")])
+    else:
+        tokens = sheet.row("Tokens per month (requests x tokens per request)", "tokens", st.BIG,
+                           "={requests}*{per_request}", "svc_tokens", requests=inp[("serving", "requests_per_month")],
+                           per_request=inp[("serving", "tokens_per_request")])
+    hours = sheet.row("GPU-hours per month (tokens / tokens per second / 3600)", "GPU-hours", st.HOURS,
+                      "={tokens}/{speed}/k_seconds_per_hour", "svc_gpu_hours", tokens=tokens,
+                      speed=inp[("serving", "tokens_per_second_per_gpu")])
+    months = sheet.row("Months served", "months", st.COUNT, "={months}", "svc_months", months=inp[("serving", "months")])
+    price = sheet.row(f"Price per GPU-hour ({serving.gpu})", f"{plan.currency}/GPU-hour", st.money(plan.currency, 2),
+                      "={price}", "svc_price", price=lambda m: inp.price(serving_market(plan, m), serving.gpu))
+    sheet.row("Serving (own GPUs)", plan.currency, money0, "={hours}*{months}*{price}", OWN.id, kind="figure",
+              item=OWN.id, hours=hours, months=months, price=price)
+    if serving.api_price_per_million_tokens is not None:
+        sheet.gap()
+        sheet.row("Serving via API (buy): tokens x months / 1e6 x price per million", plan.currency, money0,
+                  "={tokens}*{months}/k_tokens_per_million*{api}", API.id, kind="figure", item=API.id,
+                  tokens=tokens, months=months, api=inp[("serving", "api_price_per_million_tokens")])
+
+
+def sheet_titles(plan: Plan, taken: set[str]) -> list[str]:
+    return [] if SECTION.of(plan) is None else [TITLE]
+
+
+ITEM = LineItem(id="serving", doc=rule(__doc__), known_lines=(OWN, API), lines=lines, reference=reference,
+                build=build, sheet_titles=sheet_titles, fixed_title=TITLE, name_prefix="svc_", section=SECTION)

@@ -1,74 +1,125 @@
-"""`Storage & egress`: the blob tax. Checkpoint volume kept for months and moved between providers."""
+"""Storage & egress: the blob tax. Checkpoints kept for months and moved between providers.
+
+Rule: checkpoint volume = GB per save (stated, or parameters x bytes per
+parameter) x saves (stated, or steps / save every) x runs; storage = volume x
+retention months x the price per GB-month; egress = volume x the share moved x
+the price per GB, both at the prices of the market the workload runs on.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from ..plan.model import Plan
 from ..workbook import style as st
-from ..workbook.rows import at, formula_row, section, start_calc_sheet, sum_of, text_row
-from ..workbook.grid import Book, Sheet
+from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
+from ..workbook.rows import CalcSheet, CellOf, sum_or_none
+from .base import Line, LineItem, one_sheet, rule
+from .markets import paying_market, runs_on
+from .scenario import MarketView
+from .units import BYTES_PER_GB
+
+TITLE = "Storage & egress"
+LINE = Line("storage_egress", "Storage & egress")
 
 
-def build_storage(book: Book, plan: Plan, inp: Inputs) -> Sheet:
-    sheet = start_calc_sheet(book, plan, "Storage & egress", "calc", "Storage & egress",
-                             "Checkpoint volume = GB per save x saves x runs; stored per GB-month, "
-                             "moved per GB of egress.")
-    money0, money3 = st.money(plan.currency), st.money(plan.currency, 3)
+# --- the reference rule -------------------------------------------------------------------
+
+def checkpoint_volume_gb(workload: Any, runs: float) -> float:
+    ckpt = workload.checkpoints
+    if ckpt is None:
+        return 0.0
+    save_gb = ckpt.size_gb if ckpt.size_gb is not None else ckpt.params * ckpt.bytes_per_param / BYTES_PER_GB
+    saves = ckpt.saves if ckpt.saves is not None else ckpt.steps / ckpt.save_every_steps
+    return save_gb * saves * runs
+
+
+@dataclass(frozen=True)
+class WorkloadStorage:
+    checkpoint_gb: float
+    storage: float
+    egress: float
+
+
+def workload_storage(view: MarketView, workload: Any) -> WorkloadStorage:
+    ckpt = workload.checkpoints
+    volume = checkpoint_volume_gb(workload, runs_on(workload, view.market))
+    if ckpt is None:
+        return WorkloadStorage(volume, 0.0, 0.0)
+    pays = paying_market(view.plan, workload, view.market)
+    return WorkloadStorage(volume, volume * ckpt.retention_months * pays.storage_per_gb_month,
+                           volume * ckpt.moved_share * pays.egress_per_gb)
+
+
+def reference(view: MarketView) -> dict[str, float]:
+    parts = [workload_storage(view, w) for w in view.plan.workloads]
+    return {LINE.id: sum(p.storage + p.egress for p in parts)}
+
+
+def workload_detail(view: MarketView, workload: Any) -> dict[str, float]:
+    done = workload_storage(view, workload)
+    return {"checkpoint_gb": done.checkpoint_gb, "storage": done.storage, "egress": done.egress}
+
+
+# --- the sheet ----------------------------------------------------------------------------
+
+def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
+    sheet = CalcSheet(book, plan, TITLE, "calc", "Storage & egress",
+                      "Checkpoint volume = GB per save x saves x runs; stored per GB-month, "
+                      "moved per GB of egress.")
     hybrid = any(m.hybrid is not None for m in plan.markets)
     subtotals = []
     for i, w in enumerate(plan.workloads):
-        ckpt = w.checkpoints
-        if ckpt is None:
+        if w.checkpoints is None:
             continue
-        key = ("workloads", i, "checkpoints")
-        n = lambda q, w=w.id: (lambda m: f"stg_{w}_{q}_{m.id}")  # noqa: E731
-        section(sheet, f"Workload: {w.label or w.id} ({w.id})")
+        sheet.section(f"Workload: {w.label or w.id} ({w.id})")
         if hybrid:
-            text_row(sheet, plan, "Priced on market", lambda m, w=w: plan.workload_market(w, m).id)
-        if ckpt.size_gb is not None:
-            size = lambda m, c: "=" + inp[key + ("size_gb",)]  # noqa: E731
-            size_label = "GB per save"
-        else:
-            size = lambda m, c: f"={inp[key + ('params',)]}*{inp[key + ('bytes_per_param',)]}/k_bytes_per_gb"  # noqa: E731
-            size_label = "GB per save (params x bytes per param)"
-        gb = formula_row(book, sheet, plan, size_label, "GB", st.VOLUME_GB, size, n("save_gb"))
-        if ckpt.saves is not None:
-            saves = formula_row(book, sheet, plan, "Saves per run", "saves", st.COUNT,
-                                lambda m, c: "=" + inp[key + ("saves",)], n("saves"))
-        else:
-            saves = formula_row(book, sheet, plan, "Saves per run (steps / save every)", "saves", st.COUNT,
-                                lambda m, c: f"={inp[key + ('steps',)]}/{inp[key + ('save_every_steps',)]}",
-                                n("saves"))
-        runs = formula_row(book, sheet, plan, "Runs", "runs", st.COUNT,
-                           lambda m, c: "=" + book.ref(f"cmp_{w.id}_runs_{m.id}", sheet), n("runs"))
-        volume = formula_row(book, sheet, plan, "Checkpoint volume", "GB", st.VOLUME_GB,
-                             lambda m, c: f"={at(sheet, gb, c)}*{at(sheet, saves, c)}*{at(sheet, runs, c)}",
-                             n("volume"))
-        months = formula_row(book, sheet, plan, "Retention", "months", st.COUNT,
-                             lambda m, c: "=" + inp[key + ("retention_months",)], n("months"))
-        store_price = formula_row(book, sheet, plan, "Storage price", f"{plan.currency}/GB-month", money3,
-                                  lambda m, c: "=" + inp.market(plan, plan.workload_market(w, m),
-                                                                "storage_per_gb_month"), n("storage_price"))
-        storage = formula_row(book, sheet, plan, "Storage", plan.currency, money0,
-                              lambda m, c: f"={at(sheet, volume, c)}*{at(sheet, months, c)}"
-                                           f"*{at(sheet, store_price, c)}", n("storage"))
-        moved = formula_row(book, sheet, plan, "Share of the volume moved", "share", st.SHARE,
-                            lambda m, c: "=" + inp[key + ("moved_share",)], n("moved"))
-        egress_price = formula_row(book, sheet, plan, "Egress price", f"{plan.currency}/GB", money3,
-                                   lambda m, c: "=" + inp.market(plan, plan.workload_market(w, m),
-                                                                 "egress_per_gb"), n("egress_price"))
-        egress = formula_row(book, sheet, plan, "Egress", plan.currency, money0,
-                             lambda m, c: f"={at(sheet, volume, c)}*{at(sheet, moved, c)}"
-                                          f"*{at(sheet, egress_price, c)}", n("egress"))
-        subtotals.append(formula_row(book, sheet, plan, "Storage & egress", plan.currency, money0,
-                                     lambda m, c: f"={at(sheet, storage, c)}+{at(sheet, egress, c)}",
-                                     n("cost"), item="storage_egress"))
-        sheet.row += 1
-    section(sheet, "All workloads")
+            sheet.text_row("Priced on market", lambda m, w=w: paying_market(plan, w, m).id)
+        subtotals.append(_workload_rows(sheet, plan, inp, i, w))
+        sheet.gap()
+    sheet.section("All workloads")
     if not subtotals:
-        sheet.put(sheet.row, 1, "No workload saves checkpoints.", "note")
-        sheet.row += 1
-    formula_row(book, sheet, plan, "Storage & egress (all workloads)", plan.currency, money0,
-                lambda m, c: "=" + (sum_of([at(sheet, r, c) for r in subtotals]) if subtotals else "k_none"),
-                lambda m: f"storage_egress_{m.id}", kind="figure", item="storage_egress")
-    return sheet
+        sheet.note("No workload saves checkpoints.")
+    template, parts = sum_or_none(subtotals)
+    sheet.row("Storage & egress (all workloads)", plan.currency, st.money(plan.currency), template, LINE.id,
+              kind="figure", item=LINE.id, **parts)
+
+
+def _workload_rows(sheet: CalcSheet, plan: Plan, inp: Inputs, i: int, w: Any) -> int:
+    key, name = ("workloads", i, "checkpoints"), f"stg_{w.id}"
+    money0, money3 = st.money(plan.currency), st.money(plan.currency, 3)
+    if w.checkpoints.size_gb is not None:
+        gb = sheet.row("GB per save", "GB", st.VOLUME_GB, "={size}", f"{name}_save_gb", size=inp[key + ("size_gb",)])
+    else:
+        gb = sheet.row("GB per save (params x bytes per param)", "GB", st.VOLUME_GB,
+                       "={params}*{bytes}/k_bytes_per_gb", f"{name}_save_gb",
+                       params=inp[key + ("params",)], bytes=inp[key + ("bytes_per_param",)])
+    if w.checkpoints.saves is not None:
+        saves = sheet.row("Saves per run", "saves", st.COUNT, "={saves}", f"{name}_saves", saves=inp[key + ("saves",)])
+    else:
+        saves = sheet.row("Saves per run (steps / save every)", "saves", st.COUNT, "={steps}/{every}",
+                          f"{name}_saves", steps=inp[key + ("steps",)], every=inp[key + ("save_every_steps",)])
+    runs = sheet.row("Runs", "runs", st.COUNT, "={runs}", f"{name}_runs", runs=CellOf(f"cmp_{w.id}_runs"))
+    volume = sheet.row("Checkpoint volume", "GB", st.VOLUME_GB, "={gb}*{saves}*{runs}", f"{name}_volume",
+                       gb=gb, saves=saves, runs=runs)
+    months = sheet.row("Retention", "months", st.COUNT, "={months}", f"{name}_months",
+                       months=inp[key + ("retention_months",)])
+    store_price = sheet.row("Storage price", f"{plan.currency}/GB-month", money3, "={price}", f"{name}_storage_price",
+                            price=lambda m: inp.market(plan, paying_market(plan, w, m), "storage_per_gb_month"))
+    storage = sheet.row("Storage", plan.currency, money0, "={volume}*{months}*{price}", f"{name}_storage",
+                        volume=volume, months=months, price=store_price)
+    moved = sheet.row("Share of the volume moved", "share", st.SHARE, "={moved}", f"{name}_moved",
+                      moved=inp[key + ("moved_share",)])
+    egress_price = sheet.row("Egress price", f"{plan.currency}/GB", money3, "={price}", f"{name}_egress_price",
+                             price=lambda m: inp.market(plan, paying_market(plan, w, m), "egress_per_gb"))
+    egress = sheet.row("Egress", plan.currency, money0, "={volume}*{moved}*{price}", f"{name}_egress",
+                       volume=volume, moved=moved, price=egress_price)
+    return sheet.row("Storage & egress", plan.currency, money0, "={storage}+{egress}", f"{name}_cost",
+                     item=LINE.id, storage=storage, egress=egress)
+
+
+ITEM = LineItem(id=LINE.id, doc=rule(__doc__), known_lines=(LINE,), lines=lambda plan: [LINE],
+                reference=reference, build=build, sheet_titles=one_sheet(TITLE), fixed_title=TITLE,
+                name_prefix="stg_", workload_detail=workload_detail)

@@ -15,8 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+if typing.TYPE_CHECKING:
+    from .model import Plan
+
 from .numbers import Bounds, Num
-from .model import Plan
 
 _SHORT = {"checkpoints": "ckpt", "gpu_prices": "price", "hybrid": "", "roles": "role"}
 
@@ -51,7 +53,8 @@ def bounds_of(model: type[BaseModel], field: str) -> Bounds:
     raise LookupError(f"{model.__name__}.{field} is not a number")
 
 
-def _walk(model: BaseModel, path: tuple, name: tuple, label: str):
+def walk(model: BaseModel, path: tuple, name: tuple, label: str) -> typing.Iterator[InputCell]:
+    """The input cells of one plan model: its numbers, nested models and maps of numbers, in field order."""
     for field in type(model).model_fields:
         value = getattr(model, field)
         short = _SHORT.get(field, field)
@@ -60,7 +63,7 @@ def _walk(model: BaseModel, path: tuple, name: tuple, label: str):
             yield InputCell("_".join(sub_name), path + (field,), f"{label} {field.replace('_', ' ')}".strip(),
                             value, bounds_of(type(model), field))
         elif isinstance(value, BaseModel):
-            yield from _walk(value, path + (field,), sub_name, label)
+            yield from walk(value, path + (field,), sub_name, label)
         elif isinstance(value, dict):
             for key, entry in value.items():
                 if isinstance(entry, Num):
@@ -70,26 +73,24 @@ def _walk(model: BaseModel, path: tuple, name: tuple, label: str):
 
 
 def input_cells(plan: Plan) -> list[InputCell]:
+    """Every input of a plan: markets, workloads, then each line item's section, in Inputs sheet order."""
+    from ..lineitems.registry import LINE_ITEMS
+
     cells: list[InputCell] = []
     for i, market in enumerate(plan.markets):
-        cells += _walk(market, ("markets", i), ("mkt", market.id), market.label or market.id)
+        cells += walk(market, ("markets", i), ("mkt", market.id), market.label or market.id)
     for i, workload in enumerate(plan.workloads):
         label = workload.label or workload.id
-        found = list(_walk(workload, ("workloads", i), ("wl", workload.id), label))
+        found = list(walk(workload, ("workloads", i), ("wl", workload.id), label))
         if workload.flops is not None and workload.peak_tflops is None:
             # the catalog's peak is shown as an input, so finance sees (and may edit) it
             found.insert(0, InputCell(f"wl_{workload.id}_peak_tflops", ("workloads", i, "peak_tflops"),
                                       f"{label} peak tflops", workload.peak,
                                       bounds_of(type(workload), "peak_tflops"), f"catalog: {workload.gpu}"))
         cells += found
-    for i, role in enumerate(plan.people.roles):
-        cells += _walk(role, ("people", "roles", i), (f"role{i + 1}",), role.role)
-    cells += _walk(plan.people, ("people",), (), "")
-    cells = [c for c in cells if not c.path[-1] == "roles"]
-    for i, item in enumerate(plan.items):
-        cells += _walk(item, ("items", i), ("item", item.id), item.label or item.id)
-    if plan.serving is not None:
-        cells += _walk(plan.serving, ("serving",), ("srv",), "serving")
+    for item in LINE_ITEMS:
+        if item.section is not None:
+            cells += item.section.cells(plan)
     return cells
 
 

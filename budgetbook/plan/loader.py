@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from .catalog import CATALOG, MFU_WARNING
 from ..errors import PlanError, UsageError
+from ..lineitems.registry import PLAN_MODEL
 from .model import GPU_PATTERN, ID_PATTERN, Plan, suggest
 from .yamlsafe import parse_yaml_text, printable_key, read_plan_text
 
@@ -69,7 +70,7 @@ def plan_from_data(data: Any, source: str = "<plan>") -> Plan:
     if data is None:
         raise PlanError("the plan is empty", source=source)
     try:
-        plan = Plan.model_validate(data)
+        plan = PLAN_MODEL.model_validate(data)
     except ValidationError as exc:
         raise PlanError(describe_validation_error(exc), source=source) from None
     except RecursionError:
@@ -136,7 +137,7 @@ def describe_validation_error(exc: ValidationError) -> str:
 
 
 def _allowed_keys(loc: tuple) -> list[str]:
-    model: Any = Plan
+    model: Any = PLAN_MODEL
     for part in loc:
         if isinstance(part, int):
             continue

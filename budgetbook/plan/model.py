@@ -1,7 +1,11 @@
-"""The plan: a small YAML cost-model definition, validated on load.
+"""The plan's core: markets and workloads, validated on load.
 
 Units: money in the plan's currency; hours are GPU-hours; `params` and
 `tokens` are plain counts (13e9, not 13); `size_gb` is decimal gigabytes.
+
+Top-level sections that belong to one line item (`people`, `items`,
+`serving`, ...) are defined in that line item's module; the full
+plan model, core plus sections, is `lineitems.registry.PLAN_MODEL`.
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import difflib
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -18,16 +22,16 @@ from .numbers import Num, num
 
 ID_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
 GPU_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,23}$"
-RESERVED_ITEMS = {"compute", "failed_runs", "storage_egress", "people", "total",
-                  "final_run", "serving", "serving_api"}
 WORKLOAD_KINDS = ("pretrain", "finetune", "sweep", "ablation", "exploratory", "post_training",
                   "eval", "rl", "other")
 MAX_ENTRIES = 200
 
-Money = num(0, 1e12, unit="money")
-Price = num(0, 1e6, unit="money")
-Hours = num(0, 1e12, gt=True, unit="GPU-hours")
-Count = num(0, 1e6, unit="count")
+Money: TypeAlias = Annotated[Num, num(0, 1e12, unit="money")]
+Price: TypeAlias = Annotated[Num, num(0, 1e6, unit="money")]
+Hours: TypeAlias = Annotated[Num, num(0, 1e12, gt=True, unit="GPU-hours")]
+Count: TypeAlias = Annotated[Num, num(0, 1e6, unit="count")]
+Params: TypeAlias = Annotated[Num, num(0, 1e15, gt=True, unit="parameters",
+                                       description="parameters per token: the active ones for a mixture of experts")]
 
 
 def suggest(word: str, choices) -> str:
@@ -52,7 +56,7 @@ class Strict(BaseModel):
         return data
 
 
-def _exactly_one(model: BaseModel, options: tuple[str, ...], what: str) -> str:
+def exactly_one(model: BaseModel, options: tuple[str, ...], what: str) -> str:
     given = [name for name in options if getattr(model, name) is not None]
     if len(given) != 1:
         listed = ", ".join(f"`{o}`" for o in options)
@@ -61,33 +65,42 @@ def _exactly_one(model: BaseModel, options: tuple[str, ...], what: str) -> str:
     return given[0]
 
 
+def unique_ids(what: str, ids: list[str]) -> None:
+    seen: set[str] = set()
+    for i, item_id in enumerate(ids):
+        if item_id in seen:
+            raise ValueError(f"`{what}[{i}].id`: another entry of `{what}` already has the id `{item_id}`")
+        seen.add(item_id)
+
+
 class Flops(Strict):
-    params: num(0, 1e15, gt=True, unit="parameters",
-                description="parameters per token: the active ones for a mixture of experts")
-    tokens: num(0, 1e17, gt=True, unit="tokens")
-    flops_per_param_token: num(0, 1e3, gt=True, unit="FLOP") = Num.of(6)
+    params: Params
+    tokens: Annotated[Num, num(0, 1e17, gt=True, unit="tokens")]
+    flops_per_param_token: Annotated[Num, num(0, 1e3, gt=True, unit="FLOP")] = Num.of(6)
 
 
 class Cluster(Strict):
-    gpus: num(0, 1e7, gt=True, unit="GPUs")
-    days: num(0, 3650, gt=True, unit="days")
+    gpus: Annotated[Num, num(0, 1e7, gt=True, unit="GPUs")]
+    days: Annotated[Num, num(0, 3650, gt=True, unit="days")]
 
 
 class Checkpoints(Strict):
-    size_gb: num(0, 1e7, gt=True, unit="GB", description="one full save") | None = None
-    params: num(0, 1e15, gt=True, unit="parameters",
-                description="all parameters, for size = params x bytes_per_param") | None = None
-    bytes_per_param: num(0, 64, gt=True, unit="bytes") = Num.of(12)
-    saves: num(0, 1e6, unit="saves") | None = None
-    steps: num(0, 1e9, gt=True, unit="steps") | None = None
-    save_every_steps: num(0, 1e9, gt=True, unit="steps", lowers_cost=True) | None = None
-    retention_months: num(0, 120, unit="months") = Num.of(1)
-    moved_share: num(0, 1, unit="share",
-                     description="share of the volume moved between providers (egress)") = Num.of(1)
+    """What a workload saves; the storage & egress line item prices it."""
+
+    size_gb: Annotated[Num, num(0, 1e7, gt=True, unit="GB", description="one full save")] | None = None
+    params: Annotated[Num, num(0, 1e15, gt=True, unit="parameters",
+                               description="all parameters, for size = params x bytes_per_param")] | None = None
+    bytes_per_param: Annotated[Num, num(0, 64, gt=True, unit="bytes")] = Num.of(12)
+    saves: Annotated[Num, num(0, 1e6, unit="saves")] | None = None
+    steps: Annotated[Num, num(0, 1e9, gt=True, unit="steps")] | None = None
+    save_every_steps: Annotated[Num, num(0, 1e9, gt=True, unit="steps", lowers_cost=True)] | None = None
+    retention_months: Annotated[Num, num(0, 120, unit="months")] = Num.of(1)
+    moved_share: Annotated[Num, num(0, 1, unit="share",
+                                    description="share of the volume moved between providers (egress)")] = Num.of(1)
 
     @model_validator(mode="after")
     def _one_way_each(self):
-        _exactly_one(self, ("size_gb", "params"), "the size of one save")
+        exactly_one(self, ("size_gb", "params"), "the size of one save")
         if self.saves is None and (self.steps is None or self.save_every_steps is None):
             raise ValueError("give `saves`, or `steps` and `save_every_steps`")
         if self.saves is not None and (self.steps is not None or self.save_every_steps is not None):
@@ -98,18 +111,18 @@ class Checkpoints(Strict):
 class Workload(Strict):
     id: str = Field(pattern=ID_PATTERN)
     label: str = Field("", max_length=200)
-    kind: Literal[WORKLOAD_KINDS] = "other"
+    kind: Literal[WORKLOAD_KINDS] = "other"  # type: ignore[valid-type]
     gpu: str = Field(pattern=GPU_PATTERN)
-    peak_tflops: num(0, 1e5, gt=True, unit="TFLOP/s", lowers_cost=True,
-                     description="peak dense BF16; defaults to the catalog's") | None = None
-    runs: num(0, 1e5, unit="runs") = Num.of(1)
+    peak_tflops: Annotated[Num, num(0, 1e5, gt=True, unit="TFLOP/s", lowers_cost=True,
+                                    description="peak dense BF16; defaults to the catalog's")] | None = None
+    runs: Annotated[Num, num(0, 1e5, unit="runs")] = Num.of(1)
     ideal_gpu_hours: Hours | None = None
     flops: Flops | None = None
     cluster: Cluster | None = None
     allocated_gpu_hours: Hours | None = None
-    utilization: num(1, 100, unit="x ideal hours") | None = None
-    mfu: num(0, 1, gt=True, unit="share of peak", lowers_cost=True) | None = None
-    waste: num(0, 10, unit="share of compute") = Num.of(0)
+    utilization: Annotated[Num, num(1, 100, unit="x ideal hours")] | None = None
+    mfu: Annotated[Num, num(0, 1, gt=True, unit="share of peak", lowers_cost=True)] | None = None
+    waste: Annotated[Num, num(0, 10, unit="share of compute")] = Num.of(0)
     final_run: bool = False
     checkpoints: Checkpoints | None = None
     note: str = Field("", max_length=2000)
@@ -130,14 +143,14 @@ class Workload(Strict):
 
     @property
     def hours_given(self) -> str:
-        return _exactly_one(self, ("ideal_gpu_hours", "flops", "cluster", "allocated_gpu_hours"),
-                            "the hours")
+        return exactly_one(self, ("ideal_gpu_hours", "flops", "cluster", "allocated_gpu_hours"), "the hours")
 
     @property
     def peak(self) -> Num:
-        return self.peak_tflops if self.peak_tflops is not None else Num(
-            CATALOG[self.gpu].dense_bf16_tflops, CATALOG[self.gpu].dense_bf16_tflops,
-            CATALOG[self.gpu].dense_bf16_tflops, False, True)
+        if self.peak_tflops is not None:
+            return self.peak_tflops
+        catalog = CATALOG[self.gpu].dense_bf16_tflops
+        return Num(catalog, catalog, catalog, False, True)
 
 
 class Hybrid(Strict):
@@ -150,11 +163,10 @@ class Hybrid(Strict):
 class Market(Strict):
     id: str = Field(pattern=ID_PATTERN)
     label: str = Field("", max_length=200)
-    gpu_prices: dict[str, Price] = Field(default_factory=dict,
-                                         description="price per GPU-hour by GPU id")
+    gpu_prices: dict[str, Price] = Field(default_factory=dict, description="price per GPU-hour by GPU id")
     storage_per_gb_month: Price = Num.of(0)
     egress_per_gb: Price = Num.of(0)
-    extra_engineering_days: num(0, 3650, unit="days") = Num.of(0)
+    extra_engineering_days: Annotated[Num, num(0, 3650, unit="days")] = Num.of(0)
     hybrid: Hybrid | None = None
     note: str = Field("", max_length=2000)
 
@@ -169,117 +181,56 @@ class Market(Strict):
         return self
 
 
-class Role(Strict):
-    role: str = Field(min_length=1, max_length=200)
-    count: num(0, 1e5, unit="people")
-    months: num(0, 600, unit="months")
-    monthly_cost: num(0, 1e8, unit="money per month", description="fully loaded")
-    note: str = Field("", max_length=2000)
-
-
-class People(Strict):
-    roles: list[Role] = Field(default_factory=list, max_length=MAX_ENTRIES)
-    engineering_day_cost: num(0, 1e7, unit="money per day",
-                              description="one extra engineering day a market costs") = Num.of(0)
-
-
-class Item(Strict):
-    id: str = Field(pattern=ID_PATTERN)
-    label: str = Field("", max_length=200)
-    cost: Money
-    note: str = Field("", max_length=2000)
-
-
-class Serving(Strict):
-    gpu: str = Field(pattern=GPU_PATTERN)
-    tokens_per_month: num(0, 1e18, unit="tokens") | None = None
-    requests_per_month: num(0, 1e15, unit="requests") | None = None
-    tokens_per_request: num(0, 1e7, unit="tokens") | None = None
-    tokens_per_second_per_gpu: num(0, 1e9, gt=True, unit="tokens/s", lowers_cost=True)
-    months: num(0, 600, unit="months")
-    api_price_per_million_tokens: Price | None = None
-    note: str = Field("", max_length=2000)
-
-    @model_validator(mode="after")
-    def _one_volume(self):
-        by_requests = self.requests_per_month is not None or self.tokens_per_request is not None
-        if (self.tokens_per_month is None) == (not by_requests):
-            raise ValueError("give `tokens_per_month`, or `requests_per_month` and `tokens_per_request`")
-        if by_requests and (self.requests_per_month is None or self.tokens_per_request is None):
-            raise ValueError("give both `requests_per_month` and `tokens_per_request`")
-        return self
-
-
 class Plan(Strict):
+    """The core every plan has; line items add their sections (see `lineitems.registry.PLAN_MODEL`)."""
+
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
     description: str = Field("", max_length=2000)
     currency: str = Field("USD", pattern=r"^[A-Z]{3}$")
     as_of: _dt.date | None = Field(None, description="date of the prices (YYYY-MM-DD)")
     markets: list[Market] = Field(min_length=1, max_length=20)
     workloads: list[Workload] = Field(min_length=1, max_length=MAX_ENTRIES)
-    people: People = People()
-    items: list[Item] = Field(default_factory=list, max_length=50)
-    serving: Serving | None = None
 
     @model_validator(mode="after")
     def _references(self):
         # errors here are about one key deep in the plan, so each message starts with its path
-        _unique("markets", [m.id for m in self.markets])
-        _unique("workloads", [w.id for w in self.workloads])
-        _unique("items", [i.id for i in self.items])
-        workload_ids = {w.id for w in self.workloads}
+        from ..lineitems.registry import LINE_ITEMS
+
+        unique_ids("markets", [m.id for m in self.markets])
+        unique_ids("workloads", [w.id for w in self.workloads])
         priced = {m.id: m for m in self.markets if m.hybrid is None}
         if not priced:
             raise ValueError("`markets`: at least one market must have its own `gpu_prices`")
-        for i, item in enumerate(self.items):
-            if item.id in RESERVED_ITEMS:
-                raise ValueError(f"`items[{i}].id`: `{item.id}` is reserved for a line item of its own")
+        needed = {w.gpu for w in self.workloads}
+        for item in LINE_ITEMS:
+            if item.section is not None and item.section.gpus is not None:
+                needed |= item.section.gpus(self)
         for m, market in enumerate(self.markets):
-            at = f"`markets[{m}]"
             if market.hybrid is None:
-                needed = {w.gpu for w in self.workloads} | ({self.serving.gpu} if self.serving else set())
                 for gpu in sorted(needed - set(market.gpu_prices)):
-                    raise ValueError(f"{at}.gpu_prices`: market `{market.id}` has no price for GPU `{gpu}`"
-                                     f"{suggest(gpu, market.gpu_prices)}")
-                continue
-            hybrid = market.hybrid
-            for wid, mid in hybrid.assign.items():
-                if wid not in workload_ids:
-                    raise ValueError(f"{at}.hybrid.assign.{wid}`: no workload has the id `{wid}`"
-                                     f"{suggest(wid, workload_ids)}")
-                if mid not in priced:
-                    raise ValueError(f"{at}.hybrid.assign.{wid}`: `{mid}` is not a market with prices"
-                                     f"{suggest(mid, priced)}")
-            for wid in sorted(workload_ids - set(hybrid.assign)):
-                raise ValueError(f"{at}.hybrid.assign`: workload `{wid}` is not assigned to a market")
-            for wid in hybrid.runs:
-                if wid not in workload_ids:
-                    raise ValueError(f"{at}.hybrid.runs.{wid}`: no workload has the id `{wid}`"
-                                     f"{suggest(wid, workload_ids)}")
-            if self.serving is not None and hybrid.serving not in priced:
-                raise ValueError(f"{at}.hybrid.serving`: name the market with prices that serves the model "
-                                 f"(one of {', '.join(f'`{p}`' for p in priced)})")
+                    raise ValueError(f"`markets[{m}].gpu_prices`: market `{market.id}` has no price for GPU "
+                                     f"`{gpu}`{suggest(gpu, market.gpu_prices)}")
+            else:
+                _check_hybrid(f"`markets[{m}]", market.hybrid, {w.id for w in self.workloads}, priced)
+        for item in LINE_ITEMS:
+            if item.section is not None and item.section.validate is not None:
+                item.section.validate(self)
         return self
 
     def market(self, market_id: str) -> Market:
         return next(m for m in self.markets if m.id == market_id)
 
-    def workload_market(self, workload: Workload, market: Market) -> Market:
-        """The market whose prices a workload pays under `market` (itself, or a hybrid's choice)."""
-        return market if market.hybrid is None else self.market(market.hybrid.assign[workload.id])
 
-    def workload_runs(self, workload: Workload, market: Market) -> Num:
-        if market.hybrid is not None and workload.id in market.hybrid.runs:
-            return market.hybrid.runs[workload.id]
-        return workload.runs
-
-    def serving_market(self, market: Market) -> Market:
-        return market if market.hybrid is None else self.market(market.hybrid.serving)
-
-
-def _unique(what: str, ids: list[str]) -> None:
-    seen: set[str] = set()
-    for i, item_id in enumerate(ids):
-        if item_id in seen:
-            raise ValueError(f"`{what}[{i}].id`: another entry of `{what}` already has the id `{item_id}`")
-        seen.add(item_id)
+def _check_hybrid(at: str, hybrid: Hybrid, workload_ids: set[str], priced: dict[str, Market]) -> None:
+    for wid, mid in hybrid.assign.items():
+        if wid not in workload_ids:
+            raise ValueError(f"{at}.hybrid.assign.{wid}`: no workload has the id `{wid}`"
+                             f"{suggest(wid, workload_ids)}")
+        if mid not in priced:
+            raise ValueError(f"{at}.hybrid.assign.{wid}`: `{mid}` is not a market with prices"
+                             f"{suggest(mid, priced)}")
+    for wid in sorted(workload_ids - set(hybrid.assign)):
+        raise ValueError(f"{at}.hybrid.assign`: workload `{wid}` is not assigned to a market")
+    for wid in hybrid.runs:
+        if wid not in workload_ids:
+            raise ValueError(f"{at}.hybrid.runs.{wid}`: no workload has the id `{wid}`{suggest(wid, workload_ids)}")

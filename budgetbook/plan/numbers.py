@@ -11,20 +11,23 @@ from __future__ import annotations
 import difflib
 import math
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BeforeValidator, WithJsonSchema
+from pydantic_core import core_schema
 
 SCENARIOS = ("low", "base", "high")
 
 
 @dataclass(frozen=True)
 class Bounds:
+    """A numeric plan key's allowed values; as `Annotated` metadata it is also the key's validator and schema."""
+
     minimum: float
     maximum: float
     min_exclusive: bool = False
     unit: str = ""
     lowers_cost: bool = False
+    description: str = ""
 
     def allows(self, value: float) -> bool:
         above = value > self.minimum if self.min_exclusive else value >= self.minimum
@@ -33,6 +36,26 @@ class Bounds:
     def describe(self) -> str:
         lower = f"greater than {_fmt(self.minimum)}" if self.min_exclusive else f"at least {_fmt(self.minimum)}"
         return f"{lower} and at most {_fmt(self.maximum)}"
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(lambda value: _parse(value, self))
+
+    def __get_pydantic_json_schema__(self, schema: Any, handler: Any) -> dict[str, Any]:
+        number: dict[str, Any] = {"type": "number", "maximum": self.maximum}
+        number["exclusiveMinimum" if self.min_exclusive else "minimum"] = self.minimum
+        return {
+            "description": f"{self.description} [{self.unit}] ({self.describe()})".replace(" []", ""),
+            "oneOf": [
+                number,
+                {
+                    "type": "object",
+                    "description": "a range: optimistic, expected and pessimistic values",
+                    "properties": {k: number for k in SCENARIOS},
+                    "required": list(SCENARIOS),
+                    "additionalProperties": False,
+                },
+            ],
+        }
 
 
 def _fmt(value: float) -> str:
@@ -109,22 +132,6 @@ def _parse(value: Any, bounds: Bounds) -> Num:
 
 
 def num(minimum: float = 0.0, maximum: float = 1e12, *, gt: bool = False, unit: str = "",
-        lowers_cost: bool = False, description: str = ""):
-    """Annotated type of a numeric plan key with its bounds."""
-    bounds = Bounds(minimum, maximum, gt, unit, lowers_cost)
-    number_schema: dict[str, Any] = {"type": "number", "maximum": maximum}
-    number_schema["exclusiveMinimum" if gt else "minimum"] = minimum
-    schema = {
-        "description": f"{description} [{unit}] ({bounds.describe()})".replace(" []", ""),
-        "oneOf": [
-            number_schema,
-            {
-                "type": "object",
-                "description": "a range: optimistic, expected and pessimistic values",
-                "properties": {k: number_schema for k in SCENARIOS},
-                "required": list(SCENARIOS),
-                "additionalProperties": False,
-            },
-        ],
-    }
-    return Annotated[Num, BeforeValidator(lambda v: _parse(v, bounds)), WithJsonSchema(schema), bounds]
+        lowers_cost: bool = False, description: str = "") -> Bounds:
+    """The bounds of a numeric plan key, used as `Annotated[Num, num(...)]`."""
+    return Bounds(minimum, maximum, gt, unit, lowers_cost, description)

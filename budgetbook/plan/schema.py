@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__
-from .model import Plan
+from ..lineitems.registry import PLAN_MODEL
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def plan_schema() -> dict[str, Any]:
-    schema = Plan.model_json_schema()
+    schema = PLAN_MODEL.model_json_schema()
     return {
         "$schema": DRAFT,
         "$id": f"https://budgetbook.invalid/plan-{__version__}.schema.json",

@@ -3,14 +3,26 @@
 `build_workbook` / `write_workbook` make the .xlsx; `workbook_layout` lists
 every named cell as generated (`CellSpec`), which `check` compares an edited
 workbook against; `read_embedded_plan` gets back the plan a workbook came from.
+
+Names are imported on first use: the line items import this package's grid and
+styles, and the builder imports the line items.
 """
 
 from __future__ import annotations
 
-from .build import build_book, build_workbook, workbook_layout
-from .embed import FORMAT_VERSION, SHEET as EMBED_SHEET, read_embedded_plan
-from .grid import KINDS, CellSpec
-from .write import write_workbook
+import importlib
+from typing import Any
 
-__all__ = ["build_book", "build_workbook", "write_workbook", "workbook_layout", "read_embedded_plan", "CellSpec",
-           "KINDS", "FORMAT_VERSION", "EMBED_SHEET"]
+_EXPORTS = {
+    "build_book": ".build", "build_workbook": ".build", "workbook_layout": ".build", "write_workbook": ".write",
+    "read_embedded_plan": ".embed", "FORMAT_VERSION": ".embed", "EMBED_SHEET": ".embed",
+    "CellSpec": ".grid", "KINDS": ".grid",
+}
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(_EXPORTS[name], __name__)
+    return getattr(module, "SHEET" if name == "EMBED_SHEET" else name)

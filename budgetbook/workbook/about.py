@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 
 from .. import __version__
+from ..lineitems.registry import calc_sheet_titles
 from ..plan.model import Plan
-from .grid import Book
+from .grid import Blueprint
 
 LINES = (
     ("How to edit", "Blue cells on a pale yellow fill on the Inputs sheet are inputs: type over them. "
@@ -18,12 +19,10 @@ LINES = (
          "workbook disagrees with itself."),
     ("Three magnitudes", "Final-run compute, total development cost and serving cost are reported "
                          "side by side and never added together."),
-    ("Sheets", "Inputs -> Compute, Failed runs, Storage & egress, People (and further items, Serving) "
-               "-> Summary, Procurement, Checks."),
 )
 
 
-def build_about(book: Book, plan: Plan, today: dt.date) -> None:
+def build_about(book: Blueprint, plan: Plan, today: dt.date) -> None:
     sheet = book.sheet("About", "about")
     sheet.gridlines = False
     sheet.put(1, 1, "budgetbook: ML training budget", "title")
@@ -31,6 +30,7 @@ def build_about(book: Book, plan: Plan, today: dt.date) -> None:
             ("Prices as of", plan.as_of.isoformat() if plan.as_of else "not stated"),
             ("Generated", today.isoformat()), ("budgetbook version", __version__), ("", "")]
     rows += list(LINES)
+    rows.append(("Sheets", f"Inputs -> {'; '.join(calc_sheet_titles(plan))} -> Summary; Procurement; Checks."))
     for r, (key, value) in enumerate(rows, 3):
         sheet.put(r, 1, key, "section", text=True)
         sheet.put(r, 2, value, "text", text=True)

@@ -1,4 +1,4 @@
-"""Assemble the workbook: every sheet builder in tab order, then the openpyxl workbook."""
+"""Assemble the workbook: Inputs, every line item's sheet in registry order, then the outputs."""
 
 from __future__ import annotations
 
@@ -6,36 +6,27 @@ import datetime as dt
 
 from openpyxl import Workbook
 
+from ..lineitems.registry import LINE_ITEMS
 from ..plan.model import Plan
 from .about import build_about
 from .checks import build_checks
-from ..lineitems.compute import build_compute
-from ..lineitems.failed_runs import build_failed_runs
-from .grid import Book, CellSpec
-from .inputs_sheet import build_inputs
-from ..lineitems.items import build_items
-from .names import Inputs
-from ..lineitems.people import build_people
-from .procurement import build_procurement
-from .openpyxl_book import render
-from ..lineitems.serving import build_serving
-from ..lineitems.storage_egress import build_storage
-from .summary import build_summary
 from .embed import embed_plan
+from .grid import Blueprint, CellSpec
+from .inputs_sheet import build_inputs
+from .names import Inputs
+from .openpyxl_book import to_openpyxl
+from .procurement import build_procurement
+from .summary import build_summary
 
-def build_book(plan: Plan, today: dt.date | None = None) -> Book:
+
+def build_book(plan: Plan, today: dt.date | None = None) -> Blueprint:
     """The whole workbook as plain data, sheets in tab order: inputs, calculations, outputs."""
-    book = Book(plan.name)
+    book = Blueprint(plan.name)
     inp = Inputs(plan)
     build_about(book, plan, today or dt.date.today())
     build_inputs(book, plan)
-    build_compute(book, plan, inp)
-    build_failed_runs(book, plan, inp)
-    build_storage(book, plan, inp)
-    build_people(book, plan, inp)
-    build_items(book, plan, inp)
-    if plan.serving is not None:
-        build_serving(book, plan, inp)
+    for item in LINE_ITEMS:
+        item.build(book, plan, inp)
     build_summary(book, plan)
     build_procurement(book, plan)
     build_checks(book, plan, inp)
@@ -48,7 +39,7 @@ def workbook_layout(plan: Plan) -> list[CellSpec]:
 
 
 def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None) -> Workbook:
-    wb = render(build_book(plan, today))
+    wb = to_openpyxl(build_book(plan, today))
     embed_plan(wb, plan_text)
     wb.properties.creator = "budgetbook"
     wb.properties.title = plan.name

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from ..lineitems.registry import TOTAL, development_lines, lines
 from ..plan.model import Plan
-from .grid import Book, Sheet
+from .grid import Blueprint, Sheet
 from .names import Inputs
-from .summary import beside_items, line_items
 
 RESULT_COL = 4
 FIRST_ROW = 6
 
 
-def build_checks(book: Book, plan: Plan, inp: Inputs) -> Sheet:
+def build_checks(book: Blueprint, plan: Plan, inp: Inputs) -> Sheet:
     sheet = book.sheet("Checks", "output")
     sheet.put(1, 1, "Checks", "title")
     sheet.put(2, 1, "Every row must be TRUE. Where one is FALSE the workbook disagrees with itself, "
@@ -28,19 +28,19 @@ def build_checks(book: Book, plan: Plan, inp: Inputs) -> Sheet:
         sheet.red_when_false.append(f"D{sheet.row}")
         sheet.row += 1
 
-    items = [i for i, _ in line_items(plan)]
+    items = [line.id for line in development_lines(plan)]
     for m in plan.markets:
-        total = f"total_{m.id}"
+        total = f"{TOTAL.id}_{m.id}"
         parts = "+".join(f"{i}_{m.id}" for i in items)
         check("Totals", "Line items add up to the total", m.id,
               f"=ABS({total}-({parts}))<=k_tolerance*ABS({total})", f"chk_total_{m.id}", m.id)
         check("Totals", "Procurement total equals the total", m.id,
               f"=ABS({book.ref(f'prc_total_{m.id}', sheet)}-{total})<=k_tolerance*ABS({total})",
               f"chk_procurement_{m.id}", m.id)
-    for item, label in line_items(plan) + beside_items(plan):
+    for line in lines(plan):
         for m in plan.markets:
-            check("Summary", f"Summary {label} equals its line-item sheet", m.id,
-                  f"={book.ref(f'sum_{item}_{m.id}', sheet)}={item}_{m.id}", f"chk_sum_{item}_{m.id}", m.id)
+            check("Summary", f"Summary {line.label} equals its line-item sheet", m.id,
+                  f"={book.ref(f'sum_{line.id}_{m.id}', sheet)}={line.id}_{m.id}", f"chk_sum_{line.id}_{m.id}", m.id)
     for cell in inp.cells:
         x = cell.name
         above = ">" if cell.bounds.min_exclusive else ">="

@@ -1,8 +1,8 @@
 """The workbook as plain data first: sheets of cells, each formula cell with its defined name.
 
-Every sheet builder writes into a `Sheet`; `Book` collects them, hands out
+Every sheet builder writes into a `Sheet`; `Blueprint` collects them, hands out
 defined names (workbook scope, unique, never look like a cell reference) and
-records one `CellSpec` per named cell. `render.py` turns the result into an
+records one `CellSpec` per named cell. `openpyxl_book.py` turns the result into an
 openpyxl workbook; `check` compares an edited workbook against the specs.
 """
 
@@ -72,8 +72,8 @@ def a1(row: int, col: int) -> str:
     return f"{get_column_letter(col)}{row}"
 
 
-class Book:
-    """Sheets in tab order, plus the registry of defined names."""
+class Blueprint:
+    """The workbook as designed, before openpyxl: sheets in tab order, plus the registry of defined names."""
 
     def __init__(self, plan_name: str):
         self.plan_name = plan_name
@@ -86,6 +86,10 @@ class Book:
         sheet = Sheet(title, role)
         self.sheets.append(sheet)
         return sheet
+
+    def get(self, title: str) -> Sheet:
+        """A sheet already written (a line item may add rows to another item's sheet)."""
+        return next(sheet for sheet in self.sheets if sheet.title == title)
 
     def name(self, name: str, sheet: Sheet, row: int, col: int, kind: str, formula: str | None = None,
              item: str = "", market: str = "") -> str:

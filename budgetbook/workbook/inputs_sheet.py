@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
+from ..lineitems.registry import LINE_ITEMS
+from ..lineitems.units import CONSTANTS
 from ..plan.inputs import InputCell, input_cells
 from ..plan.model import Plan
-from ..reference import BYTES_PER_GB, FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR, TOKENS_PER_MILLION
 from . import style as st
-from .grid import Book, Sheet
+from .grid import Blueprint, Sheet
 
 COLUMNS = ("Section", "Input", "Value", "Unit", "Low", "High", "Note / source", "Plan key",
            "Allowed from", "Allowed to", "Defined name")
 VALUE, LOW, HIGH, MIN, MAX = 3, 5, 6, 9, 10
 FIRST_ROW = 5
-
-# Named so that no formula carries a bare number (FAST standard); the values are definitions.
-CONSTANTS = (
-    ("k_hours_per_day", "Hours per day", HOURS_PER_DAY, "hours", "definition"),
-    ("k_seconds_per_hour", "Seconds per hour", SECONDS_PER_HOUR, "seconds", "definition"),
-    ("k_flop_per_tflop", "FLOP per TFLOP", FLOP_PER_TFLOP, "FLOP", "SI prefix tera = 1e12"),
-    ("k_bytes_per_gb", "Bytes per GB", BYTES_PER_GB, "bytes", "decimal gigabyte, SI giga = 1e9"),
-    ("k_tokens_per_million", "Tokens per million", TOKENS_PER_MILLION, "tokens", "definition"),
-    ("k_none", "Nothing (a line with no entries)", 0, "", "used where a plan has no entries for a line"),
-    ("k_tolerance", "Check tolerance (relative)", 1e-9, "share", "sums may differ by rounding only"),
-)
-
 
 def section_of(plan: Plan, cell: InputCell) -> str:
     head = cell.path[0]
@@ -33,7 +22,7 @@ def section_of(plan: Plan, cell: InputCell) -> str:
     if head == "workloads":
         workload = plan.workloads[cell.path[1]]
         return f"Workload: {workload.label or workload.id}"
-    return {"people": "People", "items": "Other items", "serving": "Serving"}.get(head, head)
+    return next(li.section.title for li in LINE_ITEMS if li.section is not None and li.section.key == head)
 
 
 def _note(plan: Plan, cell: InputCell) -> str:
@@ -44,7 +33,7 @@ def _note(plan: Plan, cell: InputCell) -> str:
     return ""
 
 
-def build_inputs(book: Book, plan: Plan) -> Sheet:
+def build_inputs(book: Blueprint, plan: Plan) -> Sheet:
     sheet = book.sheet("Inputs", "inputs")
     sheet.put(1, 1, "Inputs", "title")
     sheet.put(2, 1, "Blue cells on pale yellow are inputs: type over them. Every other cell is a formula. "

@@ -1,4 +1,4 @@
-"""A `Book` (plain data) into an openpyxl workbook: values, styles, names, validation, charts, print setup."""
+"""A `Blueprint` (plain data) into an openpyxl workbook: values, styles, names, validation, charts, print setup."""
 
 from __future__ import annotations
 
@@ -17,14 +17,14 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.properties import PageSetupProperties
 
 from . import style as st
-from .grid import Book, Sheet
+from .grid import Blueprint, Sheet
 
 RED = PatternFill("solid", fgColor="FFC7CE")
 GREEN = PatternFill("solid", fgColor="C6EFCE")
 _UNLOCKED = Protection(locked=False)
 
 
-def render(book: Book) -> Workbook:
+def to_openpyxl(book: Blueprint) -> Workbook:
     wb = Workbook()
     wb.remove(wb.active)
     for sheet in book.sheets:

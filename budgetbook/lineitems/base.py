@@ -1,0 +1,86 @@
+"""What a line item is: the lines it reports, its plan section, its reference rule, its sheet.
+
+Each line item module ends with one `LineItem` (its `ITEM`); `registry.py`
+lists them, and everything that needs to know which items exist (reserved
+ids, labels, sheet titles, Summary/Procurement/Checks rows, the Inputs
+sections, the plan's schema) iterates the registry instead of naming them.
+
+The reference rule (`reference`) and the sheet builder (`build`) are two
+independent implementations of the same accounting, side by side in one
+module; the random-plan agreement test keeps them honest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..plan.inputs import InputCell
+    from ..plan.model import Plan
+    from ..workbook.grid import Blueprint
+    from ..workbook.names import Inputs
+    from .scenario import MarketView
+
+
+@dataclass(frozen=True)
+class Line:
+    """One figure per market: `id` is `show`'s `item` and its defined name's prefix (`compute_<market>`)."""
+
+    id: str
+    label: str
+    in_total: bool = True   # False: beside the total (final-run compute, serving), never added into it
+
+
+@dataclass(frozen=True)
+class Section:
+    """A top-level plan key a line item owns (`people:`), with what the rest of the tool needs of it."""
+
+    key: str
+    annotation: Any                       # the pydantic type of the key
+    default: Any                          # its default (a value, or a pydantic `Field(default_factory=...)`)
+    title: str                            # heading of its block on the Inputs sheet
+    cells: Callable[[Plan], list[InputCell]]            # its input cells, in Inputs sheet order
+    validate: Callable[[Plan], None] | None = None      # cross-references; raises ValueError("`key.path`: ...")
+    gpus: Callable[[Plan], set[str]] | None = None      # GPUs every priced market must price for it
+
+    def of(self, plan: Plan) -> Any:
+        """This section of a plan (or of a plan seen in one scenario)."""
+        return getattr(plan, self.key)
+
+
+@dataclass(frozen=True)
+class LineItem:
+    id: str
+    doc: str                                            # the rule in words (README, About sheet)
+    known_lines: tuple[Line, ...]                       # every line it may report, for reserved ids
+    lines: Callable[[Plan], list[Line]]                 # the lines this plan has
+    reference: Callable[[MarketView], dict[str, float]]  # line id -> value, one market, one scenario
+    build: Callable[[Blueprint, Plan, Inputs], None]    # writes its sheet (or rows on another item's sheet)
+    sheet_titles: Callable[[Plan, set[str]], list[str]]  # titles of the sheets `build` adds, in tab order
+    fixed_title: str | None = None                      # a title no plan text may take
+    name_prefix: str = ""                               # defined-name prefix of its calculation cells
+    section: Section | None = None
+    workload_detail: Callable[[MarketView, Any], dict[str, Any]] | None = None  # `Breakdown.details` columns
+
+    def line_ids(self) -> set[str]:
+        return {line.id for line in self.known_lines}
+
+
+def one_sheet(title: str) -> Callable[[Plan, set[str]], list[str]]:
+    """`sheet_titles` of an item that always writes one sheet with a fixed title."""
+    return lambda plan, taken: [title]
+
+
+def no_sheet(plan: Plan, taken: set[str]) -> list[str]:
+    """`sheet_titles` of an item that writes rows on another item's sheet."""
+    return []
+
+
+def rule(module_doc: str | None) -> str:
+    """The paragraph of a line item module's docstring that starts "Rule:", as one line of text."""
+    for paragraph in (module_doc or "").split("\n\n"):
+        if paragraph.strip().startswith("Rule:"):
+            return " ".join(paragraph.split()).removeprefix("Rule: ")
+    raise ValueError("a line item module's docstring states its rule in a paragraph starting `Rule:`")

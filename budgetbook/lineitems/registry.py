@@ -1,0 +1,95 @@
+"""The line items, in report order. Everything that needs to know which items exist iterates this.
+
+Adding a line item: write its module (plan section if it has one, reference
+rule, sheet builder, `ITEM`), add one line to `LINE_ITEMS`, add one test file.
+The checks below refuse two items that would clash (ids, sheet titles, name
+prefixes, plan keys) when the package is imported, not when a user's plan
+happens to collide.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import create_model
+
+from ..plan.model import Plan
+from ..workbook.embed import SHEET as EMBED_SHEET
+from . import compute, failed_runs, final_run, items, people, serving, storage_egress
+from .base import Line, LineItem
+
+# Tab and build order: an item that adds rows to another's sheet comes right after it.
+# Report order: the lines that add into the total (in this order), then the total, then the rest.
+LINE_ITEMS: tuple[LineItem, ...] = (
+    compute.ITEM,
+    final_run.ITEM,
+    failed_runs.ITEM,
+    storage_egress.ITEM,
+    people.ITEM,
+    items.ITEM,
+    serving.ITEM,
+)
+
+TOTAL = Line("total", "Total development cost")
+FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Checks", EMBED_SHEET)
+FRAME_PREFIXES = ("mkt_", "wl_", "role", "item_", "srv_", "k_", "sum_", "prc_", "chk_", "checks_ok")
+
+
+def _refuse_clashes(line_items: tuple[LineItem, ...]) -> None:
+    def unique(what: str, values: list[str]) -> None:
+        seen: set[str] = set()
+        for value in values:
+            if value.lower() in seen:
+                raise ValueError(f"two line items share the {what} {value!r}")
+            seen.add(value.lower())
+
+    unique("id", [li.id for li in line_items])
+    unique("sheet title", list(FRAME_TITLES) + [li.fixed_title for li in line_items if li.fixed_title])
+    unique("line id", [TOTAL.id] + [line.id for li in line_items for line in li.known_lines])
+    unique("name prefix", list(FRAME_PREFIXES) + [li.name_prefix for li in line_items if li.name_prefix])
+    unique("plan key", list(Plan.model_fields) + [li.section.key for li in line_items if li.section])
+
+
+_refuse_clashes(LINE_ITEMS)
+
+
+def reserved_line_ids() -> set[str]:
+    """Ids a plan's further `items` may not take: they name lines of their own."""
+    return {TOTAL.id} | {line.id for li in LINE_ITEMS for line in li.known_lines}
+
+
+def reserved_titles() -> set[str]:
+    """Sheet titles (lower case) that plan text may not take."""
+    return {t.lower() for t in FRAME_TITLES} | {li.fixed_title.lower() for li in LINE_ITEMS if li.fixed_title}
+
+
+def beside_total_ids() -> set[str]:
+    """Line ids reported beside the total development cost, never added into it."""
+    return {line.id for li in LINE_ITEMS for line in li.known_lines if not line.in_total}
+
+
+def development_lines(plan: Any) -> list[Line]:
+    """The lines that add into the total development cost, in registry order."""
+    return [line for li in LINE_ITEMS for line in li.lines(plan) if line.in_total]
+
+
+def beside_lines(plan: Any) -> list[Line]:
+    """The other magnitudes (final-run compute, serving), reported beside the total."""
+    return [line for li in LINE_ITEMS for line in li.lines(plan) if not line.in_total]
+
+
+def lines(plan: Any) -> list[Line]:
+    """Every line this plan reports except the total, in report order: those in the total, then those beside."""
+    return development_lines(plan) + beside_lines(plan)
+
+
+def calc_sheet_titles(plan: Any) -> list[str]:
+    """Titles of the line items' sheets of this plan, in tab order."""
+    taken = reserved_titles()
+    return [title for li in LINE_ITEMS for title in li.sheet_titles(plan, taken)]
+
+
+# The full plan: the core (markets, workloads) and every line item's section, in registry order.
+PLAN_MODEL: type[Plan] = create_model(  # type: ignore[call-overload]
+    "Plan", __base__=Plan, __module__=__name__,
+    **{li.section.key: (li.section.annotation, li.section.default) for li in LINE_ITEMS if li.section})

@@ -1,0 +1,60 @@
+"""A plan seen in one scenario: every number a plain float, so a reference rule reads like arithmetic.
+
+`Resolved(workload, "low").mfu` is the optimistic MFU as a float; nested
+sections resolve the same way. The scenario is chosen once, here, and the
+line items' reference rules never see a range.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..plan.numbers import Num
+
+
+def resolve(value: Any, scenario: str) -> Any:
+    if isinstance(value, Num):
+        return value.at(scenario)
+    if isinstance(value, BaseModel):
+        return Resolved(value, scenario)
+    if isinstance(value, list):
+        return [resolve(v, scenario) for v in value]
+    if isinstance(value, dict):
+        return {k: resolve(v, scenario) for k, v in value.items()}
+    return value
+
+
+class Resolved:
+    """A read-only view of a plan model in which every `Num` is its value in one scenario."""
+
+    __slots__ = ("_model", "_scenario", "_seen")
+
+    def __init__(self, model: BaseModel, scenario: str):
+        self._model = model
+        self._scenario = scenario
+        self._seen: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        seen = self._seen
+        if name not in seen:
+            seen[name] = resolve(getattr(self._model, name), self._scenario)
+        return seen[name]
+
+    def __repr__(self) -> str:
+        return f"Resolved({type(self._model).__name__}, {self._scenario!r})"
+
+
+@dataclass
+class MarketView:
+    """What a reference rule sees: the plan and one market in one scenario, and the lines computed so far."""
+
+    plan: Any                       # Resolved plan
+    market: Any                     # Resolved market
+    scenario: str
+    lines: dict[str, float] = field(default_factory=dict)
+
+    def market_by_id(self, market_id: str) -> Any:
+        return next(m for m in self.plan.markets if m.id == market_id)

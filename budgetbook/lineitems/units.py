@@ -1,0 +1,26 @@
+"""Definitions, not assumptions: the reference rules use them as numbers, the workbook as named constants.
+
+The workbook writes each on the Inputs sheet under its defined name, so no
+formula carries a bare number (FAST standard).
+"""
+
+from __future__ import annotations
+
+SECONDS_PER_HOUR = 3600
+HOURS_PER_DAY = 24
+FLOP_PER_TFLOP = 1e12
+BYTES_PER_GB = 1e9
+TOKENS_PER_MILLION = 1e6
+NONE = 0
+CHECK_TOLERANCE = 1e-9
+
+# (defined name, label, value, unit, source)
+CONSTANTS = (
+    ("k_hours_per_day", "Hours per day", HOURS_PER_DAY, "hours", "definition"),
+    ("k_seconds_per_hour", "Seconds per hour", SECONDS_PER_HOUR, "seconds", "definition"),
+    ("k_flop_per_tflop", "FLOP per TFLOP", FLOP_PER_TFLOP, "FLOP", "SI prefix tera = 1e12"),
+    ("k_bytes_per_gb", "Bytes per GB", BYTES_PER_GB, "bytes", "decimal gigabyte, SI giga = 1e9"),
+    ("k_tokens_per_million", "Tokens per million", TOKENS_PER_MILLION, "tokens", "definition"),
+    ("k_none", "Nothing (a line with no entries)", NONE, "", "used where a plan has no entries for a line"),
+    ("k_tolerance", "Check tolerance (relative)", CHECK_TOLERANCE, "share", "sums may differ by rounding only"),
+)
