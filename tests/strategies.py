@@ -10,7 +10,7 @@ from __future__ import annotations
 import yaml
 from hypothesis import strategies as st
 
-from budgetbook.lineitems.registry import PLAN_MODEL
+from budgetbook.lineitems.registry import LINE_ITEMS, PLAN_MODEL
 
 # ids with and without underscores that cannot run into each other in workbook names
 MARKET_IDS = ("aws_on_demand", "neo", "market_b", "dc")
@@ -99,20 +99,69 @@ def market(draw, mid: str, gpus: set[str]) -> dict:
 
 
 @st.composite
+def serving_section(draw) -> dict | None:
+    if not draw(st.booleans()):
+        return None
+    serving = {"gpu": draw(st.sampled_from(GPUS)), "tokens_per_second_per_gpu": draw(value(10, 5000)),
+               "months": draw(value(0, 24))}
+    if draw(st.booleans()):
+        serving["tokens_per_month"] = draw(value(0, 1e12))
+    else:
+        serving["requests_per_month"] = draw(value(0, 1e8))
+        serving["tokens_per_request"] = draw(value(0, 4000))
+    if draw(st.booleans()):
+        serving["api_price_per_million_tokens"] = draw(value(0, 20))
+    return serving
+
+
+@st.composite
+def people_section(draw) -> dict | None:
+    roles = [{"role": draw(st.sampled_from(TEXTS[1:])), "count": draw(value(0, 20)),
+              "months": draw(value(0, 24)), "monthly_cost": draw(value(0, 1e5))}
+             for _ in range(draw(st.integers(0, 2)))]
+    if not roles and not draw(st.booleans()):
+        return None
+    people: dict = {"roles": roles}
+    if draw(st.booleans()):
+        people["engineering_day_cost"] = draw(value(0, 5000))
+    return people
+
+
+@st.composite
+def items_section(draw) -> list | None:
+    ids = draw(st.lists(st.sampled_from(ITEM_IDS), unique=True, max_size=2))
+    out = []
+    for i in ids:
+        item = {"id": i, "label": draw(st.sampled_from(TEXTS))}
+        if draw(st.booleans()):
+            item["cost"] = draw(value(0, 1e6))
+        else:  # quantity x unit price
+            item |= {"quantity": draw(value(0, 1e4)), "unit_price": draw(value(0, 1e3)),
+                     "unit": draw(st.sampled_from(("", "TB", "evaluations")))}
+        out.append(item)
+    return out or None
+
+
+def from_examples(section) -> st.SearchStrategy:
+    """A section no strategy is written for: absent, or one of the examples its module gives."""
+    return st.one_of(st.none(), st.sampled_from(section.examples))
+
+
+# one strategy per plan section a line item owns (test_registry checks none is missing)
+SECTION_STRATEGIES = {"people": people_section(), "items": items_section(), "serving": serving_section()}
+
+
+def section_strategy(section) -> st.SearchStrategy:
+    return SECTION_STRATEGIES[section.key] if section.key in SECTION_STRATEGIES else from_examples(section)
+
+
+@st.composite
 def plan_data(draw) -> dict:
     n_workloads = draw(st.integers(1, 2))
     workloads = [draw(workload(w)) for w in WORKLOAD_IDS[:n_workloads]]
-    serving = None
-    if draw(st.booleans()):
-        serving = {"gpu": draw(st.sampled_from(GPUS)), "tokens_per_second_per_gpu": draw(value(10, 5000)),
-                   "months": draw(value(0, 24))}
-        if draw(st.booleans()):
-            serving["tokens_per_month"] = draw(value(0, 1e12))
-        else:
-            serving["requests_per_month"] = draw(value(0, 1e8))
-            serving["tokens_per_request"] = draw(value(0, 4000))
-        if draw(st.booleans()):
-            serving["api_price_per_million_tokens"] = draw(value(0, 20))
+    sections = {li.section.key: draw(section_strategy(li.section)) for li in LINE_ITEMS if li.section}
+    sections = {key: data for key, data in sections.items() if data is not None}
+    serving = sections.get("serving")
     gpus = {w["gpu"] for w in workloads} | ({serving["gpu"]} if serving else set())
     priced_ids = list(MARKET_IDS[: draw(st.integers(1, 2))])
     markets = [draw(market(m, gpus)) for m in priced_ids]
@@ -127,20 +176,7 @@ def plan_data(draw) -> dict:
         markets.insert(draw(st.integers(0, len(markets))), {"id": "dc", "label": "Hybrid", "hybrid": hybrid})
     data: dict = {"name": "random-plan", "currency": draw(st.sampled_from(("USD", "EUR", "CHF"))),
                   "description": draw(st.sampled_from(TEXTS)), "markets": markets, "workloads": workloads}
-    roles = [{"role": draw(st.sampled_from(TEXTS[1:])), "count": draw(value(0, 20)),
-              "months": draw(value(0, 24)), "monthly_cost": draw(value(0, 1e5))}
-             for _ in range(draw(st.integers(0, 2)))]
-    if roles or draw(st.booleans()):
-        data["people"] = {"roles": roles}
-        if draw(st.booleans()):
-            data["people"]["engineering_day_cost"] = draw(value(0, 5000))
-    items = draw(st.lists(st.sampled_from(ITEM_IDS), unique=True, max_size=2))
-    if items:
-        data["items"] = [{"id": i, "label": draw(st.sampled_from(TEXTS)), "cost": draw(value(0, 1e6))}
-                         for i in items]
-    if serving:
-        data["serving"] = serving
-    return data
+    return data | sections
 
 
 def plans():

@@ -44,6 +44,7 @@ class Section:
     cells: Callable[[Plan], list[InputCell]]            # its input cells, in Inputs sheet order
     validate: Callable[[Plan], None] | None = None      # cross-references; raises ValueError("`key.path`: ...")
     gpus: Callable[[Plan], set[str]] | None = None      # GPUs every priced market must price for it
+    examples: tuple[Any, ...] = ()                      # valid values of the key (docs, random test plans)
 
     def of(self, plan: Plan) -> Any:
         """This section of a plan (or of a plan seen in one scenario)."""

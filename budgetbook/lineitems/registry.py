@@ -15,7 +15,7 @@ from pydantic import create_model
 
 from ..plan.model import Plan
 from ..workbook.embed import SHEET as EMBED_SHEET
-from . import compute, failed_runs, final_run, items, people, serving, storage_egress
+from . import compute, contingency, failed_runs, final_run, items, people, serving, storage_egress
 from .base import Line, LineItem
 
 # Tab and build order: an item that adds rows to another's sheet comes right after it.
@@ -27,12 +27,13 @@ LINE_ITEMS: tuple[LineItem, ...] = (
     storage_egress.ITEM,
     people.ITEM,
     items.ITEM,
+    contingency.ITEM,
     serving.ITEM,
 )
 
 TOTAL = Line("total", "Total development cost")
 FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Checks", EMBED_SHEET)
-FRAME_PREFIXES = ("mkt_", "wl_", "role", "item_", "srv_", "k_", "sum_", "prc_", "chk_", "checks_ok")
+FRAME_PREFIXES = ("mkt_", "wl_", "role", "item_", "srv_", "cont_", "k_", "sum_", "prc_", "chk_", "checks_ok")
 
 
 def _refuse_clashes(line_items: tuple[LineItem, ...]) -> None:

@@ -1,0 +1,82 @@
+"""Contingency: the reserve a finance team holds for what the plan does not foresee.
+
+Rule: a share of the development cost before contingency (compute, failed runs,
+storage & egress, people and further items, on each market); it adds into the
+total. It is not applied to the final-run compute (already inside compute) or
+to serving (not part of development).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from ..plan.inputs import InputCell, walk
+from ..plan.model import Plan, Strict
+from ..plan.numbers import Num, num
+from ..workbook import style as st
+from ..workbook.grid import Blueprint
+from ..workbook.names import Inputs
+from ..workbook.rows import CalcSheet
+from .base import Line, LineItem, Section, rule
+from .scenario import MarketView
+
+TITLE = "Contingency"
+LINE = Line("contingency", "Contingency")
+
+
+class Contingency(Strict):
+    share: Annotated[Num, num(0, 1, unit="share", description="of the development cost before contingency")]
+    note: str = Field("", max_length=2000)
+
+
+def input_cells(plan: Plan) -> list[InputCell]:
+    section = SECTION.of(plan)
+    return [] if section is None else list(walk(section, ("contingency",), ("cont",), "contingency"))
+
+
+SECTION = Section("contingency", Contingency | None, None, "Contingency", input_cells,
+                  examples=({"share": 0.1}, {"share": {"low": 0.05, "base": 0.1, "high": 0.2}},
+                            {"share": 0, "note": "none held"}))
+
+
+def lines(plan: Any) -> list[Line]:
+    return [] if SECTION.of(plan) is None else [LINE]
+
+
+def _before(plan: Any) -> list[Line]:
+    """The lines the share applies to: every line in the total that comes before this one."""
+    from .registry import development_lines
+
+    found = development_lines(plan)
+    return found[: found.index(LINE)] if LINE in found else found
+
+
+def reference(view: MarketView) -> dict[str, float]:
+    section = view.plan.contingency
+    if section is None:
+        return {}
+    base = sum(view.lines[line.id] for line in _before(view.plan))
+    return {LINE.id: base * section.share}
+
+
+def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
+    if SECTION.of(plan) is None:
+        return
+    sheet = CalcSheet(book, plan, TITLE, "calc", "Contingency",
+                      "A reserve for what the plan does not foresee: a share of the development cost before it.")
+    money0 = st.money(plan.currency)
+    before = _before(plan)
+    base = sheet.row(f"Development cost before contingency ({', '.join(line.label for line in before)})",
+                     plan.currency, money0, "={lines}", "cnt_base",
+                     lines=lambda m: "+".join(f"{line.id}_{m.id}" for line in before))
+    share = sheet.row("Contingency share", "share", st.SHARE, "={share}", "cnt_share",
+                      share=inp[("contingency", "share")])
+    sheet.row("Contingency", plan.currency, money0, "={base}*{share}", LINE.id, kind="figure", item=LINE.id,
+              base=base, share=share)
+
+
+ITEM = LineItem(id=LINE.id, doc=rule(__doc__), known_lines=(LINE,), lines=lines, reference=reference, build=build,
+                sheet_titles=lambda plan, taken: [TITLE] if SECTION.of(plan) is not None else [],
+                fixed_title=TITLE, name_prefix="cnt_", section=SECTION)

@@ -1,0 +1,44 @@
+"""A worked example through both implementations: the reference model and the workbook's formulas.
+
+Each `test_lineitem_*.py` states one line item's rule on a small plan with
+numbers a reader can check by hand, then asserts both implementations give them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from budgetbook.plan.loader import plan_from_text
+from budgetbook.reference import compute_breakdown
+from budgetbook.workbook import write_workbook
+from budgetbook.xlsx.evaluate import evaluate_workbook
+
+MARKETS = [{"id": "a", "gpu_prices": {"H100_SXM": 3}, "storage_per_gb_month": 0.02, "egress_per_gb": 0.1},
+           {"id": "b", "gpu_prices": {"H100_SXM": 2}, "extra_engineering_days": 5}]
+ONE_WORKLOAD = [{"id": "w", "gpu": "H100_SXM", "ideal_gpu_hours": 1000, "utilization": 1.5}]
+
+
+def plan_yaml(**sections) -> str:
+    data = {"name": "worked-example", "markets": MARKETS, "workloads": ONE_WORKLOAD} | sections
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+def both_ways(tmp_path: Path, text: str) -> tuple[dict[str, float], dict[str, float]]:
+    """({figure name: reference value}, {figure name: the workbook's value, evaluated by `formulas`})."""
+    plan = plan_from_text(text, "worked example")
+    reference = {f.name: f.value for f in compute_breakdown(plan).figures}
+    book = tmp_path / "example.xlsx"
+    write_workbook(plan, text, book)
+    evaluated = evaluate_workbook(book)
+    assert evaluated["checks_ok"] is True
+    return reference, {name: evaluated[name] for name in reference}
+
+
+def assert_figures(tmp_path: Path, text: str, expected: dict[str, float]) -> dict[str, float]:
+    reference, workbook = both_ways(tmp_path, text)
+    for name, value in expected.items():
+        assert reference[name] == value or abs(reference[name] - value) <= 1e-9 * abs(value), (name, reference[name])
+        assert abs(workbook[name] - value) <= 1e-9 * abs(value), (name, workbook[name])
+    return reference

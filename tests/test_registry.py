@@ -1,0 +1,67 @@
+"""The registry is the one list of line items: everything derives from it, and clashes are refused up front."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from budgetbook.lineitems import registry
+from budgetbook.lineitems.base import Line
+from budgetbook.lineitems.registry import LINE_ITEMS, PLAN_MODEL, reserved_line_ids, reserved_titles
+from budgetbook.plan.loader import load_plan
+from budgetbook.plan.model import Plan
+from budgetbook.reference import compute_breakdown
+from budgetbook.workbook.build import build_book
+from strategies import SECTION_STRATEGIES
+
+COMPUTE = next(li for li in LINE_ITEMS if li.id == "compute")
+
+
+@pytest.mark.parametrize("change, clash", [
+    ({"id": "people"}, "id 'people'"),
+    ({"id": "extra", "fixed_title": "Summary"}, "sheet title 'Summary'"),
+    ({"id": "extra", "fixed_title": "failed RUNS"}, "sheet title 'failed RUNS'"),
+    ({"id": "extra", "fixed_title": None, "known_lines": (), "name_prefix": "ppl_"}, "name prefix 'ppl_'"),
+    ({"id": "extra", "fixed_title": None, "name_prefix": "x_", "known_lines": (Line("total", "Total"),)},
+     "line id 'total'"),
+])
+def test_a_new_item_that_clashes_is_refused_at_import(change, clash):
+    newcomer = dataclasses.replace(COMPUTE, **change)
+    with pytest.raises(ValueError, match=f"two line items share the {clash}"):
+        registry._refuse_clashes(LINE_ITEMS + (newcomer,))
+
+
+def test_reserved_ids_and_titles_come_from_the_items():
+    assert reserved_line_ids() == {"total"} | {line.id for li in LINE_ITEMS for line in li.known_lines}
+    assert {"compute", "failed_runs", "storage_egress", "people", "final_run", "serving", "serving_api",
+            "contingency"} <= reserved_line_ids()
+    assert {li.fixed_title.lower() for li in LINE_ITEMS if li.fixed_title} <= reserved_titles()
+
+
+def test_plan_model_is_the_core_plus_every_section_in_registry_order():
+    sections = [li.section.key for li in LINE_ITEMS if li.section]
+    assert list(PLAN_MODEL.model_fields) == list(Plan.model_fields) + sections
+
+
+def test_every_section_has_a_random_plan_strategy_or_examples():
+    for li in LINE_ITEMS:
+        if li.section is not None:
+            assert li.section.key in SECTION_STRATEGIES or li.section.examples, li.id
+    assert set(SECTION_STRATEGIES) <= {li.section.key for li in LINE_ITEMS if li.section}
+
+
+def test_every_items_rule_is_stated():
+    for li in LINE_ITEMS:
+        assert len(li.doc) > 40, li.id
+
+
+@pytest.mark.parametrize("template", ["finetune-13b-lora", "pretrain-7b", "deepseek-v3"])
+def test_sheets_and_figures_follow_the_registry(template):
+    plan = load_plan(template)
+    titles = [s.title for s in build_book(plan).sheets]
+    assert titles == ["About", "Inputs", *registry.calc_sheet_titles(plan), "Summary", "Procurement", "Checks"]
+    market = plan.markets[0].id
+    items = [f.item for f in compute_breakdown(plan).figures if f.market == market]
+    assert items == ([line.id for line in registry.development_lines(plan)] + ["total"]
+                     + [line.id for line in registry.beside_lines(plan)])
