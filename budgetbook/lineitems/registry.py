@@ -33,7 +33,13 @@ LINE_ITEMS: tuple[LineItem, ...] = (
 
 TOTAL = Line("total", "Total development cost")
 FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Checks", EMBED_SHEET)
-FRAME_PREFIXES = ("mkt_", "wl_", "role", "item_", "srv_", "cont_", "k_", "sum_", "prc_", "chk_", "checks_ok")
+# defined-name prefixes of the cells outside the line items' calculations (inputs, constants, outputs)
+FRAME_PREFIXES = {
+    "mkt_": "market inputs (`mkt_<market>_price_<gpu>`)", "wl_": "workload inputs (`wl_<workload>_mfu`)",
+    "role": "people inputs, numbered (`role1_count`)", "item_": "further items' inputs (`item_<id>_cost`)",
+    "srv_": "serving inputs", "cont_": "contingency inputs", "k_": "named constants (`k_seconds_per_hour`)",
+    "sum_": "Summary rows", "prc_": "Procurement rows", "chk_": "Checks rows", "checks_ok": "the master check",
+}
 
 
 def _refuse_clashes(line_items: tuple[LineItem, ...]) -> None:

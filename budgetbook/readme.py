@@ -1,0 +1,135 @@
+"""The README's generated parts: the plan keys (from the plan model), the sheets and the name prefixes
+(from the line-item registry). `tests/test_docs.py` fails when README.md drifts from them;
+`python -m budgetbook.readme README.md` rewrites them in place.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import typing
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+
+from .lineitems.registry import FRAME_PREFIXES, FRAME_TITLES, LINE_ITEMS, PLAN_MODEL
+from .plan.numbers import Bounds, Num
+
+MARK = "<!-- generated:{name} -->"
+END = "<!-- /generated:{name} -->"
+
+
+def _bounds(field: Any) -> Bounds | None:
+    return next((m for m in field.metadata if isinstance(m, Bounds)), None) or next(
+        (m for arg in typing.get_args(field.annotation) for m in getattr(arg, "__metadata__", ())
+         if isinstance(m, Bounds)), None)
+
+
+def _models(annotation: Any) -> list[tuple[str, type[BaseModel]]]:
+    """(path suffix, model) for a field that holds models: itself, a list of them, or a map of them."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [("", annotation)]
+    if origin is list:
+        return [("[]" + s, m) for s, m in _models(args[0])]
+    return [(s, m) for arg in args for s, m in _models(arg)]
+
+
+def _default(field: Any) -> str:
+    value = field.default
+    if value is PydanticUndefined:
+        return "required" if field.default_factory is None else ""
+    if isinstance(value, Num):
+        return f"{value.base:g}"
+    if isinstance(value, BaseModel) or value in (None, "", False):
+        return ""
+    return f"`{value}`"
+
+
+def _kind(annotation: Any) -> str:
+    """What a field that is not a number holds, in words."""
+    options = [a for a in typing.get_args(annotation) if typing.get_origin(annotation) is typing.Literal]
+    if options:
+        return "one of " + ", ".join(f"`{o}`" for o in options)
+    if annotation is bool:
+        return "true or false"
+    if "date" in str(annotation):
+        return "date"
+    if typing.get_origin(annotation) is dict:
+        return "map of ids"
+    return "text"
+
+
+def _rows(model: type[BaseModel], prefix: str) -> list[str]:
+    rows = []
+    for name, field in model.model_fields.items():
+        path = f"{prefix}{name}"
+        bounds, nested = _bounds(field), _models(field.annotation)
+        if bounds is not None:
+            what = bounds.description or field.description or ""
+            unit = bounds.unit.replace("money", "currency")
+            if typing.get_origin(field.annotation) is dict:
+                path += ".<id>"
+            rows.append(f"| `{path}` | {unit} | {bounds.describe()} | {_default(field)} | {what} |")
+        elif nested:
+            rows.append(f"| `{path}` | | | {_default(field)} | {field.description or ''} |")
+            for suffix, sub in nested:
+                rows += _rows(sub, f"{path}{suffix}.")
+        else:
+            rows.append(f"| `{path}` | {_kind(field.annotation)} | | {_default(field)} | {field.description or ''} |")
+    return rows
+
+
+def plan_keys_table() -> str:
+    head = ["| key | unit | allowed | default | meaning |", "|---|---|---|---|---|"]
+    return "\n".join(head + _rows(PLAN_MODEL, ""))
+
+
+def sheets_table() -> str:
+    rows = ["| sheet | what it holds |", "|---|---|",
+            "| `About` | what the workbook is, how to edit and verify it, its sheets |",
+            "| `Inputs` | every assumption (value, low, high, unit, source, allowed range), then named constants |"]
+    for li in LINE_ITEMS:
+        title = f"`{li.fixed_title}`" if li.fixed_title else (
+            "one per further item" if li.section is not None and li.section.key == "items" else "(on `Compute`)")
+        rows.append(f"| {title} | {li.doc} |")
+    rows += ["| `Summary` | every figure per market, the three magnitudes apart, a chart |",
+             "| `Procurement` | markets side by side, the cheapest total highlighted |",
+             "| `Checks` | the workbook checking itself; the master check `checks_ok` |",
+             f"| `{FRAME_TITLES[-1]}` (hidden) | the plan the workbook was generated from |"]
+    return "\n".join(rows)
+
+
+def prefixes_table() -> str:
+    rows = ["| prefix | cells |", "|---|---|"]
+    rows += [f"| `{prefix}` | {meaning} |" for prefix, meaning in FRAME_PREFIXES.items()]
+    rows += [f"| `{li.name_prefix}` | {li.id.replace('_', ' ')} calculations |" for li in LINE_ITEMS if li.name_prefix]
+    rows.append("| `<item>_<market>` | a figure, under `show`'s `name` (`compute_aws`, `total_aws`) |")
+    return "\n".join(rows)
+
+
+SECTIONS = {"plan-keys": plan_keys_table, "sheets": sheets_table, "name-prefixes": prefixes_table}
+
+
+def _pattern(name: str) -> str:
+    return re.escape(MARK.format(name=name)) + r"\n(.*?)" + re.escape(END.format(name=name))
+
+
+def block(text: str, name: str) -> str | None:
+    """The generated block `name` of a README text, or None."""
+    match = re.search(_pattern(name), text, re.S)
+    return match.group(1).rstrip("\n") if match else None
+
+
+def rewrite(text: str) -> str:
+    for name, make in SECTIONS.items():
+        text = re.sub(_pattern(name), lambda m, name=name, make=make: f"{MARK.format(name=name)}\n{make()}\n"
+                      f"{END.format(name=name)}", text, flags=re.S)
+    return text
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    target.write_text(rewrite(target.read_text(encoding="utf-8")), encoding="utf-8")
