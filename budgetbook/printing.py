@@ -29,7 +29,7 @@ def money(value: float, currency: str) -> str:
 
 
 def money_range(figure: Figure, currency: str) -> str:
-    if figure.low is None:
+    if figure.low is None or figure.high is None:
         return ""
     return f"{money(figure.low, currency)}-{money(figure.high, currency)}"
 

@@ -125,7 +125,7 @@ def block(text: str, name: str) -> str | None:
 
 def rewrite(text: str) -> str:
     for name, make in SECTIONS.items():
-        text = re.sub(_pattern(name), lambda m, name=name, make=make: f"{MARK.format(name=name)}\n{make()}\n"
+        text = re.sub(_pattern(name), lambda m: f"{MARK.format(name=name)}\n{make()}\n"
                       f"{END.format(name=name)}", text, flags=re.S)
     return text
 

@@ -87,7 +87,8 @@ def test_readme_generated_tables_match_the_registry_and_schema(generated):
 def test_readme_plan_keys_cover_every_schema_key_and_no_other():
     listed = set(re.findall(r"^\| `([^`]+)`", block(README, "plan-keys"), flags=re.M))
     leaves = {re.split(r"[.\[]", path.replace("[]", ""))[-1] for path in listed}
-    leaves = {leaf for leaf in leaves if leaf != "<id>"} | {path.split(".")[-2] for path in listed if path.endswith("<id>")}
+    maps = {path.split(".")[-2] for path in listed if path.endswith("<id>")}
+    leaves = {leaf for leaf in leaves if leaf != "<id>"} | maps
     assert leaves == plan_keys()
 
 

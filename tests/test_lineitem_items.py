@@ -3,11 +3,11 @@
 import re
 
 import pytest
+from lineitem_case import assert_figures, plan_yaml
 
 from budgetbook.errors import PlanError
 from budgetbook.plan.loader import plan_from_text
 from budgetbook.workbook.build import build_book
-from lineitem_case import assert_figures, plan_yaml
 
 
 def test_cost_or_quantity_times_unit_price(tmp_path):

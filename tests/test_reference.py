@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from budgetbook.plan.loader import load_plan, template_names
 from budgetbook.lineitems.compute import hours_per_run as resolved_hours_per_run
 from budgetbook.lineitems.registry import beside_total_ids
 from budgetbook.lineitems.scenario import Resolved
+from budgetbook.plan.loader import load_plan, template_names
 from budgetbook.reference import compute_breakdown
 
 BESIDE_TOTAL = beside_total_ids()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from strategies import SECTION_STRATEGIES
 
 from budgetbook.lineitems import registry
 from budgetbook.lineitems.base import Line
@@ -13,7 +14,6 @@ from budgetbook.plan.loader import load_plan
 from budgetbook.plan.model import Plan
 from budgetbook.reference import compute_breakdown
 from budgetbook.workbook.build import build_book
-from strategies import SECTION_STRATEGIES
 
 COMPUTE = next(li for li in LINE_ITEMS if li.id == "compute")
 

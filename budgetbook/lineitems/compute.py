@@ -87,14 +87,14 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
         key, name = ("workloads", i), f"cmp_{w.id}"
         sheet.section(f"Workload: {w.label or w.id} ({w.id}, {w.gpu})")
         if hybrid:
-            sheet.text_row("Priced on market", lambda m, w=w: paying_market(plan, w, m).id)
+            sheet.text_row("Priced on market", lambda m: paying_market(plan, w, m).id)
         per_run = _hours_per_run_rows(sheet, inp, w, key, name)
         runs = sheet.row("Runs", "runs", st.COUNT, "={runs}", f"{name}_runs",
-                         runs=lambda m, w=w: inp.runs(plan, w, m))
+                         runs=lambda m: inp.runs(plan, w, m))
         alloc = sheet.row("Allocated GPU-hours (all runs)", "GPU-hours", st.HOURS, "={per_run}*{runs}",
                           f"{name}_alloc", per_run=per_run, runs=runs)
         price = sheet.row(f"Price per GPU-hour ({w.gpu})", f"{plan.currency}/GPU-hour", money2, "={price}",
-                          f"{name}_price", price=lambda m, w=w: inp.price(paying_market(plan, w, m), w.gpu))
+                          f"{name}_price", price=lambda m: inp.price(paying_market(plan, w, m), w.gpu))
         computes.append(sheet.row("Compute", plan.currency, money0, "={alloc}*{price}", f"{name}_compute",
                                   item=LINE.id, alloc=alloc, price=price))
         allocs.append(alloc)

@@ -106,7 +106,7 @@ def sheet_titles(plan: Plan, taken: set[str]) -> list[str]:
 def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
     from .registry import reserved_titles
 
-    for i, (item, title) in enumerate(zip(_items(plan), sheet_titles(plan, reserved_titles()))):
+    for i, (item, title) in enumerate(zip(_items(plan), sheet_titles(plan, reserved_titles()), strict=True)):
         how = "A cost the plan gives directly" if item.cost is not None else "Quantity x unit price"
         sheet = CalcSheet(book, plan, title, "calc", item.label or item.id,
                           f"{how} (item `{item.id}`); the same on every market.")

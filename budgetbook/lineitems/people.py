@@ -18,7 +18,7 @@ from ..plan.numbers import Num, num
 from ..workbook import style as st
 from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
-from ..workbook.rows import CalcSheet, sum_or_none
+from ..workbook.rows import CalcSheet, Rows, sum_or_none
 from .base import Line, LineItem, Section, one_sheet, rule
 from .markets import markets_used
 from .scenario import MarketView
@@ -77,8 +77,8 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                                "={count}*{months}*{cost}", f"ppl_role{i + 1}", item=LINE.id,
                                count=inp[key + ("count",)], months=inp[key + ("months",)],
                                cost=inp[key + ("monthly_cost",)]))
-    template, parts = sum_or_none(roles)
-    team = sheet.row("Team", plan.currency, money0, template, "ppl_team", item=LINE.id, **parts)
+    team = sheet.row("Team", plan.currency, money0, sum_or_none(roles), "ppl_team", item=LINE.id,
+                     parts=Rows(tuple(roles)))
     sheet.gap()
     sheet.section("Extra engineering days of the market")
     days = sheet.row("Extra engineering days", "days", st.COUNT, "={days}", "ppl_days", item=LINE.id,

@@ -18,8 +18,8 @@ from ..plan.numbers import Num, num
 from ..workbook import style as st
 from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
-from ..workbook.rows import CalcSheet, CellOf
-from .base import Line, LineItem, Section, one_sheet, rule
+from ..workbook.rows import CalcSheet
+from .base import Line, LineItem, Section, rule
 from .markets import serving_market
 from .scenario import MarketView
 from .units import SECONDS_PER_HOUR, TOKENS_PER_MILLION
@@ -123,7 +123,8 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
     hours = sheet.row("GPU-hours per month (tokens / tokens per second / 3600)", "GPU-hours", st.HOURS,
                       "={tokens}/{speed}/k_seconds_per_hour", "svc_gpu_hours", tokens=tokens,
                       speed=inp[("serving", "tokens_per_second_per_gpu")])
-    months = sheet.row("Months served", "months", st.COUNT, "={months}", "svc_months", months=inp[("serving", "months")])
+    months = sheet.row("Months served", "months", st.COUNT, "={months}", "svc_months",
+                       months=inp[("serving", "months")])
     price = sheet.row(f"Price per GPU-hour ({serving.gpu})", f"{plan.currency}/GPU-hour", st.money(plan.currency, 2),
                       "={price}", "svc_price", price=lambda m: inp.price(serving_market(plan, m), serving.gpu))
     sheet.row("Serving (own GPUs)", plan.currency, money0, "={hours}*{months}*{price}", OWN.id, kind="figure",

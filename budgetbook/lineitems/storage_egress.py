@@ -15,7 +15,7 @@ from ..plan.model import Plan
 from ..workbook import style as st
 from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
-from ..workbook.rows import CalcSheet, CellOf, sum_or_none
+from ..workbook.rows import CalcSheet, CellOf, Rows, sum_or_none
 from .base import Line, LineItem, one_sheet, rule
 from .markets import paying_market, runs_on
 from .scenario import MarketView
@@ -76,15 +76,14 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
             continue
         sheet.section(f"Workload: {w.label or w.id} ({w.id})")
         if hybrid:
-            sheet.text_row("Priced on market", lambda m, w=w: paying_market(plan, w, m).id)
+            sheet.text_row("Priced on market", lambda m: paying_market(plan, w, m).id)
         subtotals.append(_workload_rows(sheet, plan, inp, i, w))
         sheet.gap()
     sheet.section("All workloads")
     if not subtotals:
         sheet.note("No workload saves checkpoints.")
-    template, parts = sum_or_none(subtotals)
-    sheet.row("Storage & egress (all workloads)", plan.currency, st.money(plan.currency), template, LINE.id,
-              kind="figure", item=LINE.id, **parts)
+    sheet.row("Storage & egress (all workloads)", plan.currency, st.money(plan.currency), sum_or_none(subtotals),
+              LINE.id, kind="figure", item=LINE.id, parts=Rows(tuple(subtotals)))
 
 
 def _workload_rows(sheet: CalcSheet, plan: Plan, inp: Inputs, i: int, w: Any) -> int:

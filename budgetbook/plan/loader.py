@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .catalog import CATALOG, MFU_WARNING
 from ..errors import PlanError, UsageError
 from ..lineitems.registry import PLAN_MODEL
+from .catalog import CATALOG, MFU_WARNING
 from .model import GPU_PATTERN, ID_PATTERN, Plan, suggest
 from .yamlsafe import parse_yaml_text, printable_key, read_plan_text
 

@@ -71,7 +71,7 @@ class Num:
     lowers_cost: bool = False
 
     @classmethod
-    def of(cls, value: float) -> "Num":
+    def of(cls, value: float) -> Num:
         return cls(base=float(value), low=float(value), high=float(value))
 
     def at(self, scenario: str) -> float:
@@ -81,7 +81,7 @@ class Num:
         cheap_end, dear_end = (self.high, self.low) if self.lowers_cost else (self.low, self.high)
         return cheap_end if scenario == "low" else dear_end
 
-    def with_base(self, base: float) -> "Num":
+    def with_base(self, base: float) -> Num:
         """The same input with a new value; a range widens to keep it inside."""
         if not self.ranged:
             return Num(base, base, base, False, self.lowers_cost)
@@ -100,7 +100,8 @@ def _number(value: Any, bounds: Bounds, what: str = "") -> float:
         raise ValueError(f"expected a number{what}, got a boolean ({str(value).lower()}: YAML reads "
                          "true/false/yes/no/on/off as booleans)")
     if not isinstance(value, (int, float)):
-        kind = {dict: "a mapping", list: "a list", str: "text"}.get(type(value), type(value).__name__)
+        kinds: dict[type, str] = {dict: "a mapping", list: "a list", str: "text"}
+        kind = kinds.get(type(value), type(value).__name__)
         shown = f" {value!r:.40}" if isinstance(value, str) else ""
         raise ValueError(f"expected a number{what}, got {kind}{shown}")
     number = float(value)

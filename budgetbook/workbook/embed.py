@@ -20,7 +20,9 @@ FIRST_CHUNK_ROW = 4
 
 
 def split_text(text: str, limit: int = CHUNK_UNITS) -> list[str]:
-    chunks, current, units = [], [], 0
+    chunks: list[str] = []
+    current: list[str] = []
+    units = 0
     for char in text:
         size = 2 if ord(char) > 0xFFFF else 1
         if units + size > limit:

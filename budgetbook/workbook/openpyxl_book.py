@@ -96,6 +96,7 @@ def _validations(ws, sheet: Sheet) -> None:
 
 def _chart(ws, sheet: Sheet) -> None:
     spec = sheet.chart
+    assert spec is not None  # called only for a sheet that has a chart
     chart = BarChart()
     chart.type = "bar"
     chart.grouping = "clustered"

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from ..plan.model import Market, Plan
-from .grid import Blueprint, Sheet
+from .grid import Blueprint
 
 FIRST_COL = 3   # A: label, B: unit, C..: one column per market
 HEADER_ROW = 4
@@ -64,9 +64,9 @@ def market_header(market: Market) -> str:
     return label + " (hybrid)" if market.hybrid is not None and "hybrid" not in label.lower() else label
 
 
-def sum_or_none(rows: list[int]) -> tuple[str, dict[str, Ref]]:
-    """(template, refs) of the sum of some rows; a line with no entries is the named zero `k_none`."""
-    return ("=SUM({parts})", {"parts": Rows(tuple(rows))}) if rows else ("=k_none", {})
+def sum_or_none(rows: list[int]) -> str:
+    """The template of the sum of some rows (placeholder `parts`); a line with no entries is the named zero."""
+    return "=SUM({parts})" if rows else "=k_none"
 
 
 class CalcSheet:
@@ -81,13 +81,13 @@ class CalcSheet:
         sheet.put(HEADER_ROW, 2, "Unit", "header")
         for market in plan.markets:
             sheet.put(HEADER_ROW, market_col(plan, market), market_header(market), "header", text=True)
-        sheet.widths = {1: 46, 2: 16} | {FIRST_COL + i: 20 for i in range(len(plan.markets))}
+        sheet.widths = {1: 46.0, 2: 16.0} | {FIRST_COL + i: 20.0 for i in range(len(plan.markets))}
         sheet.freeze = f"C{HEADER_ROW + 1}"
         sheet.heights[HEADER_ROW] = 45  # market labels wrap onto up to three lines
         sheet.row = HEADER_ROW + 2
 
     @classmethod
-    def resume(cls, book: Blueprint, plan: Plan, title: str) -> "CalcSheet":
+    def resume(cls, book: Blueprint, plan: Plan, title: str) -> CalcSheet:
         """A sheet another line item started: rows go on below its last one."""
         self = cls.__new__(cls)
         self.book, self.plan, self.sheet = book, plan, book.get(title)
