@@ -75,10 +75,12 @@ def main() -> None:
 
     from openpyxl import load_workbook
 
-    from budgetbook import fasteval
-    from budgetbook.xlsx.evaluate import evaluate_with_model
     from budgetbook.plan.loader import plan_from_text, resolve, template_names
     from budgetbook.workbook import build_workbook
+    from budgetbook.xlsx.cell_grid import CellGrid
+    from budgetbook.xlsx.evaluate import evaluate_with_model
+    from budgetbook.xlsx.fasteval import evaluate_fast
+    from budgetbook.xlsx.shapes import shape_of
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -89,12 +91,12 @@ def main() -> None:
             data = buffer.getvalue()
             path = Path(tmp) / f"{template}.xlsx"
             path.write_bytes(data)
-            book = fasteval._Book(load_workbook(io.BytesIO(data)))
-            shapes = {fasteval._shape(f, cell[0], book)[0] for cell, f in book.formulas.items()}
-            rows.append((template, len(book.formulas), len(book.names), len(shapes),
+            grid = CellGrid(load_workbook(io.BytesIO(data)))
+            shapes = {shape_of(f, cell[0], grid)[0] for cell, f in grid.formulas.items()}
+            rows.append((template, len(grid.formulas), len(grid.names), len(shapes),
                          fresh("model", path, args.repeat), fresh("fast", path, args.repeat),
-                         warm(evaluate_with_model, data, args.repeat), warm(fasteval.evaluate_fast, data, args.repeat),
-                         same(fasteval.evaluate_fast(data), evaluate_with_model(data))))
+                         warm(evaluate_with_model, data, args.repeat), warm(evaluate_fast, data, args.repeat),
+                         same(evaluate_fast(data), evaluate_with_model(data))))
     head = ("template", "formulas", "names", "shapes", "model fresh s", "fast fresh s", "model warm s",
             "fast warm s", "equal")
     print(" | ".join(head))

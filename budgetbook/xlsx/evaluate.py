@@ -19,26 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import WorkbookError
-
-
-def _plain(value: Any) -> Any:
-    """A Python value from a `formulas` result: a 1x1 range, a numpy scalar, or an Excel error."""
-    while hasattr(value, "value") and not isinstance(value, (str, bytes)):
-        value = value.value
-    try:
-        import numpy as np
-
-        if isinstance(value, np.ndarray):
-            value = value.ravel()[0] if value.size else None
-        if isinstance(value, np.generic):
-            value = value.item()
-    except ImportError:  # pragma: no cover
-        pass
-    if type(value).__name__ == "XlError":
-        return str(value)
-    if type(value).__name__ == "Token" and str(value) == "empty":  # schedula's blank cell, not the text
-        return None
-    return value
+from .values import plain
 
 
 class _QuietBar:
@@ -74,7 +55,7 @@ _LOCK = threading.Lock()
 
 @contextmanager
 def _quiet_formulas():
-    import formulas.excel as excel
+    from formulas import excel
 
     with _LOCK:
         loud, excel.tqdm = excel.tqdm, _QUIET
@@ -95,14 +76,12 @@ def evaluate_workbook(source: str | os.PathLike | bytes) -> dict[str, Any]:
     _quiet_formulas_log()
     try:
         return evaluate_fast(source)
-    except Exception:  # fasteval.Unsupported, or anything unforeseen: the reference path decides
+    except Exception:  # noqa: BLE001  fasteval.Unsupported, or anything unforeseen: the reference path decides
         return evaluate_with_model(source)
 
 
 def evaluate_with_model(source: str | os.PathLike | bytes) -> dict[str, Any]:
     """`evaluate_workbook` through `formulas.ExcelModel` (every cell and name compiled on its own)."""
-    import formulas
-
     if isinstance(source, (bytes, bytearray)):
         with tempfile.TemporaryDirectory(prefix="budgetbook-eval-") as tmp:
             path = Path(tmp) / "book.xlsx"
@@ -110,37 +89,49 @@ def evaluate_with_model(source: str | os.PathLike | bytes) -> dict[str, Any]:
             return evaluate_with_model(path)
     path = Path(source)
     if not path.is_file():
-        raise WorkbookError(f"{path}: no such workbook")
-    try:
-        with warnings.catch_warnings(), _quiet_formulas():
-            warnings.simplefilter("ignore")
-            model = formulas.ExcelModel().loads(str(path)).finish()
-            solution = model.calculate()
-    except Exception as exc:  # formulas raises many kinds on a damaged or foreign file
-        bad = _first_bad_formula(path) if type(exc).__module__.startswith("formulas") else None
-        if bad:
-            raise WorkbookError(f"{path}: cannot evaluate the workbook: {bad}") from None
-        detail = " ".join(str(exc).split())  # FormulaError's text holds a newline: one line only
-        raise WorkbookError(f"{path}: cannot evaluate the workbook ({type(exc).__name__}: {detail:.200})") from None
-    by_key = {str(key).upper(): value for key, value in solution.items()}
+        raise WorkbookError("no such workbook", source=str(path))
+    by_key = _model_solution(path)
     results = {}
     for key, value in by_key.items():
         book, _, ref = key.rpartition("!")
         if book.endswith("]'") and "]" in book and book.rstrip("'").endswith("]"):
             results[ref] = value
     names = {}
+    for name, defined in _defined_names(path).items():
+        value = results.get(name.upper())
+        if value is None:
+            value = _cell_value(by_key, defined.attr_text, path.name)
+        names[name] = plain(value)
+    return names
+
+
+def _model_solution(path: Path) -> dict[str, Any]:
+    """ExcelModel's every result, keyed by its upper-cased `'[file]SHEET'!A1` or `'[file]'!NAME`."""
+    import formulas
+
+    try:
+        with warnings.catch_warnings(), _quiet_formulas():
+            warnings.simplefilter("ignore")
+            model = formulas.ExcelModel().loads(str(path)).finish()
+            solution = model.calculate()
+    except Exception as exc:  # noqa: BLE001  formulas raises many kinds on a damaged or foreign file
+        bad = _first_bad_formula(path) if type(exc).__module__.startswith("formulas") else None
+        if bad:
+            raise WorkbookError(f"cannot evaluate the workbook: {bad}", source=str(path)) from None
+        detail = " ".join(str(exc).split())  # FormulaError's text holds a newline: one line only
+        raise WorkbookError(f"cannot evaluate the workbook ({type(exc).__name__}: {detail:.200})",
+                            source=str(path)) from None
+    return {str(key).upper(): value for key, value in solution.items()}
+
+
+def _defined_names(path: Path) -> Any:
     from openpyxl import load_workbook
 
     try:
         wb = load_workbook(io.BytesIO(path.read_bytes()), read_only=False)
-    except Exception as exc:
-        raise WorkbookError(f"{path}: cannot read the workbook's names ({type(exc).__name__})") from None
-    for name, defined in wb.defined_names.items():
-        value = results.get(name.upper())
-        if value is None:
-            value = _cell_value(by_key, defined.attr_text, path.name)
-        names[name] = _plain(value)
-    return names
+    except Exception as exc:  # noqa: BLE001  ExcelModel read it, so this is unexpected: say so in one line
+        raise WorkbookError(f"cannot read the workbook's names ({type(exc).__name__})", source=str(path)) from None
+    return wb.defined_names
 
 
 def _first_bad_formula(path: Path) -> str | None:
@@ -150,7 +141,7 @@ def _first_bad_formula(path: Path) -> str | None:
 
     try:
         wb = load_workbook(io.BytesIO(path.read_bytes()))
-    except Exception:
+    except Exception:  # noqa: BLE001  only a better message is at stake; the caller has one already
         return None
     parser = formulas.Parser()
     for ws in wb.worksheets:
@@ -160,7 +151,7 @@ def _first_bad_formula(path: Path) -> str | None:
                 if isinstance(text, str) and text.startswith("=") and len(text) > 1:
                     try:
                         parser.ast(text)
-                    except Exception:
+                    except Exception:  # noqa: BLE001  any failure to parse is the answer sought
                         shown = text if len(text) <= 60 else text[:57] + "..."
                         return (f"the formula in {ws.title}!{cell.coordinate} (`{' '.join(shown.split())}`) is "
                                 "not one Excel accepts; fix or clear it")

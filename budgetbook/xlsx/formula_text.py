@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import cast
 
 from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
 from openpyxl.utils.cell import column_index_from_string, get_column_letter
@@ -83,7 +84,7 @@ def _split_sheet(operand: str) -> tuple[str | None, str]:
 
 def _is_cell(text: str) -> bool:
     match = _CELL.fullmatch(text)
-    return bool(match) and _in_grid(match.group(1), match.group(2))
+    return match is not None and _in_grid(match.group(1), match.group(2))
 
 
 def _in_grid(column: str, row: str) -> bool:
@@ -142,7 +143,7 @@ def _canonical_number(text: str, percent: bool = False) -> str:
 
 def _canonical_ref(ref: Ref, sheet: str | None) -> str:
     where = ref.sheet if ref.sheet is not None else sheet
-    target = ref.cell if ref.cell is not None else ref.name.upper()
+    target = ref.cell if ref.cell is not None else cast(str, ref.name).upper()  # a Ref is a cell or a name
     if where is None or ref.name is not None and ref.sheet is None:
         return target
     return canonical_sheet(where) + "!" + target
@@ -239,13 +240,14 @@ def to_names(formula: str, sheet: str, cell_names: CellNames) -> str:
     """
     names = {(s.upper(), c.replace("$", "").upper()): n for (s, c), n in cell_names.items()}
 
-    def rewrite(ref: Ref, current: str | None) -> str:
+    def rewrite(ref: Ref, current: str) -> str:
         if ref.cell is not None:
             where = (ref.sheet if ref.sheet is not None else current).upper()
             cells = _range_cells(ref.cell) if ref.is_range else [ref.cell]
             found = [names.get((where, c)) for c in cells] if cells else [None]
-            if all(found):
-                joined = ",".join(n.upper() for n in found)
+            named = [n for n in found if n]
+            if len(named) == len(found):
+                joined = ",".join(n.upper() for n in named)
                 return f"({joined})" if ref.is_range else joined
         return _canonical_ref(ref, current)
 

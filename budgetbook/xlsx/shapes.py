@@ -1,0 +1,126 @@
+"""Formula shapes: a formula with its references replaced by placeholders, so each shape compiles once.
+
+`=C8/wl_mfu` in C9 and `=D8/wl_mfu` in D9 are one shape, `=PH0!A1/PH1!A1`;
+a range keeps its height and width (`PH0!A1:B3`) and two references to the
+same cell share one placeholder. See `fasteval` for why a placeholder may
+stand for any reference, and which formulas cannot be shared.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Hashable
+from typing import Any, NamedTuple
+
+import formulas
+import schedula as sh
+from formulas.functions import DSP
+from openpyxl.formula import Tokenizer
+from openpyxl.formula.tokenizer import Token
+
+from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters, parse_ref
+
+# functions that read a reference's address, the calling cell, or the workbook
+_ADDRESS_FUNCTIONS = {
+    "ROW", "ROWS", "COLUMN", "COLUMNS", "SINGLE", "_XLFN.SINGLE", "INDIRECT", "OFFSET", "CELL", "ADDRESS",
+    "AREAS", "FORMULATEXT", "_XLFN.FORMULATEXT", "ISREF", "INDEX", "SHEET", "SHEETS", "_XLFN.SHEET",
+    "_XLFN.SHEETS", "LAMBDA", "_XLFN.LAMBDA", "LET", "_XLFN.LET", "INFO", "RAND", "RANDBETWEEN", "NOW",
+    "TODAY", "RANDARRAY", "_XLFN.RANDARRAY",
+}
+_NAME_RE = re.compile(r"^[A-Za-z_\\][A-Za-z0-9_.\\?]*$")
+_PLACEHOLDER_RE = re.compile(r"^PH(\d+)!")
+
+
+class FormulaPlan(NamedTuple):
+    """How to compute one formula cell: its shape's function, fed `targets[i]` for each `i` of `order`."""
+
+    func: Callable[..., Any]
+    order: list[int]
+    targets: list[Area]
+
+
+def plan_formulas(grid: CellGrid) -> dict[CellKey, FormulaPlan]:
+    """A plan for every formula cell of `grid`, compiling each distinct shape once."""
+    compiled: dict[str, tuple[Callable[..., Any], list[int]]] = {}
+    plans = {}
+    for cell, formula in grid.formulas.items():
+        text, targets = shape_of(formula, cell[0], grid)
+        if text not in compiled:
+            compiled[text] = compile_shape(text)
+        func, order = compiled[text]
+        plans[cell] = FormulaPlan(func, order, targets)
+    return plans
+
+
+def shape_of(formula: str, sheet: str, grid: CellGrid) -> tuple[str, list[Area]]:
+    """(placeholder formula, the area each placeholder stands for) of one formula cell on `sheet`."""
+    parts: list[str] = []
+    targets: list[Area] = []
+    slots: dict[Hashable, int] = {}
+    for tok in _tokens(formula):
+        _refuse_unshareable(tok)
+        if tok.type == "OPERAND" and tok.subtype == "RANGE":
+            parts.append(_placeholder(tok.value, sheet, grid, targets, slots))
+        else:
+            parts.append(tok.value)
+    return "=" + "".join(parts), targets
+
+
+def _tokens(formula: str) -> list[Token]:
+    try:
+        items = Tokenizer(formula).items
+    except Exception as exc:  # noqa: BLE001  whatever the tokenizer trips on, ExcelModel gets the formula
+        raise Unsupported(f"tokenizer: {exc}") from None
+    if "".join(t.value for t in items) != formula[1:]:
+        raise Unsupported("formula does not round-trip through the tokenizer")
+    return items
+
+
+def _refuse_unshareable(tok: Token) -> None:
+    """Refuse what reads a reference's address rather than its value, or could: one shape cannot serve it."""
+    value = tok.value
+    if tok.type == "WHITE-SPACE":
+        raise Unsupported("whitespace (possibly the intersection operator)")
+    if tok.type == "OPERATOR-INFIX" and value in (":", ",", " "):
+        raise Unsupported("reference operator")
+    if tok.type == "FUNC" and tok.subtype == "OPEN" and (value[:-1].upper() in _ADDRESS_FUNCTIONS or not value[:-1]):
+        raise Unsupported(f"function {value}")
+
+
+def _placeholder(value: str, sheet: str, grid: CellGrid, targets: list[Area], slots: dict[Hashable, int]) -> str:
+    """The placeholder reference for `value`, adding its area to `targets` the first time it appears."""
+    target: Area | None
+    ref = parse_ref(value, sheet)
+    if ref is None:
+        if not _NAME_RE.match(value) or "!" in value:
+            raise Unsupported(f"reference {value}")
+        target = grid.names.get(value.upper())
+        if target is None:
+            raise Unsupported(f"undefined name {value}")
+        key: Hashable = ("name", value.upper())
+    else:
+        target, key = ref, ref
+    if key not in slots:
+        slots[key] = len(targets)
+        targets.append(target)
+    i = slots[key]
+    _, r1, c1, r2, c2 = target
+    h, w = r2 - r1 + 1, c2 - c1 + 1
+    return f"PH{i}!A1" if h == w == 1 else f"PH{i}!A1:{col_letters(w)}{h}"
+
+
+def compile_shape(text: str) -> tuple[Callable[..., Any], list[int]]:
+    """The compiled function of a shape, and the placeholder index of each of its inputs, in order."""
+    try:
+        func = formulas.Parser().ast(text)[1].compile()
+    except Exception as exc:  # noqa: BLE001  whatever formulas cannot compile, ExcelModel reports
+        raise Unsupported(f"compile: {type(exc).__name__}") from None
+    order = []
+    for key, rng in func.inputs.items():
+        if key is DSP or rng is sh.NONE or not isinstance(key, str):
+            raise Unsupported("formula reads the workbook")
+        m = _PLACEHOLDER_RE.match(key)
+        if not m or rng is None:
+            raise Unsupported(f"unexpected input {key}")
+        order.append(int(m.group(1)))
+    return func, order
