@@ -28,27 +28,47 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve()
 
 
-def _check_destination(dest: Path, protect: Iterable[PathLike]) -> None:
+_SPECIAL = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
+            (stat.S_ISSOCK, "a socket"))
+
+
+def _special_kind(dest: Path) -> str | None:
+    """What `dest` is when it exists but is neither a regular file nor a directory (links followed)."""
+    try:
+        mode = dest.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return next((kind for test, kind in _SPECIAL if test(mode)), "not a regular file")
+
+
+def check_destination(path: PathLike, *, protect: Iterable[PathLike] = (), force: bool = True) -> Path:
+    """Refuse an output that must not be written, each with one line naming it (`OutputError`).
+
+    Never an input of the command (`protect`, compared by file identity: a
+    symlink, a hard link or `./x/../` spelling of an input is caught too), with
+    or without `force`; never a directory, a device, FIFO or socket, or a file
+    in a missing folder; an existing file only with `force`.
+    """
+    dest = Path(path)
     for guarded in protect:
         if _same_file(dest, Path(guarded)):
             raise OutputError(f"refusing to write: it would overwrite the input file {guarded}",
                               source=str(dest))
     if dest.is_dir():
         raise OutputError("is a directory; give a file name to write", source=str(dest))
+    kind = _special_kind(dest)
+    if kind is not None:
+        raise OutputError(f"is {kind}, not a regular file; refusing to replace it", source=str(dest))
     parent = dest.parent
     if not parent.exists():
         raise OutputError(f"cannot write: directory {parent} does not exist", source=str(dest))
     if not parent.is_dir():
         raise OutputError(f"cannot write: {parent} is not a directory", source=str(dest))
-
-
-def refuse_overwrite(path: PathLike, force: bool) -> None:
-    """Refuse an existing output unless `force`: commands never replace a file silently."""
-    path = Path(path)
-    if path.is_dir():
-        raise OutputError("is a directory; give a file name", source=str(path))
-    if path.exists() and not force:
-        raise OutputError("already exists; pass --force to overwrite it", source=str(path))
+    if not force and dest.exists():
+        raise OutputError("already exists; pass --force to overwrite it", source=str(dest))
+    return dest
 
 
 def _final_mode(dest: Path) -> int:
@@ -73,11 +93,10 @@ def _describe(exc: OSError) -> str:
 def atomic_output(path: PathLike, *, protect: Iterable[PathLike] = ()) -> Iterator[Path]:
     """Yield a temporary path to write; on success it replaces `path`, on any error it vanishes.
 
-    `protect` lists input files the output must never replace (compared by
-    identity, so a symlink or a hard link to an input is caught too).
+    The destination is checked first (`check_destination`): `protect` lists the
+    input files the output must never replace.
     """
-    dest = Path(path)
-    _check_destination(dest, protect)
+    dest = check_destination(path, protect=protect)
     try:
         fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
     except OSError as exc:

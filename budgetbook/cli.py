@@ -1,4 +1,4 @@
-"""The command line: thin commands over the library; `main` turns errors into one line."""
+"""The command line: a skin over `api` (parse, call, print, exit code); `main` turns errors into one line."""
 
 from __future__ import annotations
 
@@ -8,18 +8,23 @@ import traceback
 import warnings
 from enum import Enum
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Annotated, TypeGuard
 
 import typer
 
 from . import __version__
 from .errors import BudgetbookError
-from .plan.loader import load_plan
+from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL
+
+if TYPE_CHECKING:
+    from click import ClickException
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Turn an ML training budget into an Excel workbook of live formulas.")
 
 _DEBUG = {"on": False}
+
+PlanArgument = Annotated[str | None, typer.Argument(help="Plan file or template name (default: finetune-13b-lora).")]
 
 
 class ShowFormat(str, Enum):
@@ -37,9 +42,9 @@ def _version(value: bool):
 
 @app.callback()
 def _options(
-    debug: bool = typer.Option(False, "--debug", help="Show the traceback of an unexpected error."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                 help="Print the version and exit."),
+    debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
 ):
     _DEBUG["on"] = debug
 
@@ -47,40 +52,37 @@ def _options(
 @app.command()
 def templates():
     """List the built-in templates, one a line, with a one-line description."""
-    from .plan.loader import template_description, template_names
+    from .api import list_templates
 
-    names = template_names()
-    width = max(map(len, names))
-    for name in names:
-        typer.echo(f"{name:<{width}}  {template_description(name)}")
+    listed = list_templates()
+    width = max(len(name) for name, _ in listed)
+    for name, description in listed:
+        typer.echo(f"{name:<{width}}  {description}")
 
 
 @app.command()
 def init(
-    template: str = typer.Argument(..., help="Template name (see `budgetbook templates`)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Plan file to write (default: TEMPLATE.yaml)."),
-    force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
+    template: Annotated[str, typer.Argument(help="Template name (see `budgetbook templates`).")],
+    output: Annotated[Path | None, typer.Option("--output", "-o",
+                                                help="Plan file to write (default: TEMPLATE.yaml).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ):
     """Write a commented plan file from a template."""
-    from .atomic import refuse_overwrite, write_text_atomic
-    from .plan.loader import template_text
+    from .api import init_plan
 
-    text = template_text(template)
-    output = output or Path(f"{template}.yaml")
-    refuse_overwrite(output, force)
-    write_text_atomic(output, text)
-    typer.echo(f"wrote {output}", err=True)
+    written = init_plan(template, output, force=force)
+    typer.echo(f"wrote {written}", err=True)
 
 
 @app.command()
 def show(
-    plan: Optional[str] = typer.Argument(None, help="Plan file or template name (default: finetune-13b-lora)."),
-    format: ShowFormat = typer.Option(ShowFormat.table, "--format", "-f", help="Output format."),
+    plan: PlanArgument = None,
+    format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
 ):
     """Print the reference model's figures for a plan."""
-    from .reference import compute_breakdown
+    from .api import show_plan
 
-    breakdown = compute_breakdown(load_plan(plan))
+    breakdown = show_plan(plan)
     if format is ShowFormat.json:
         typer.echo(json.dumps(breakdown.as_json(), indent=2))
     else:
@@ -92,29 +94,24 @@ def show(
 @app.command()
 def schema():
     """Print the plan's JSON Schema (for editors: `budgetbook schema > plan.schema.json`)."""
-    from .plan.schema import plan_schema
+    from .api import plan_schema
 
     typer.echo(json.dumps(plan_schema(), indent=2))
 
 
 @app.command()
 def generate(
-    plan: Optional[str] = typer.Argument(None, help="Plan file or template name (default: finetune-13b-lora)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Workbook to write (default: <plan name>.xlsx)."),
-    force: bool = typer.Option(False, "--force", help="Replace a workbook even if it was edited since generated."),
+    plan: PlanArgument = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o",
+                                                help="Workbook to write (default: <plan name>.xlsx).")] = None,
+    force: Annotated[bool, typer.Option("--force",
+                                        help="Replace a workbook even if it was edited since generated.")] = False,
 ):
     """Write the plan as an Excel workbook of live formulas."""
-    from .review.guard import ensure_replaceable
-    from .plan.loader import plan_from_text, resolve
-    from .workbook import write_workbook
+    from .api import generate_workbook
 
-    source, text = resolve(plan)
-    parsed = plan_from_text(text, source)
-    out = output if output is not None else Path(f"{parsed.name}.xlsx")
-    if not force:
-        ensure_replaceable(out)
-    write_workbook(parsed, text, out)
-    typer.echo(f"Wrote {out}")
+    written = generate_workbook(plan, output, force=force)
+    typer.echo(f"Wrote {written}")
 
 
 class CheckFormat(str, Enum):
@@ -124,14 +121,16 @@ class CheckFormat(str, Enum):
 
 @app.command()
 def check(
-    book: Path = typer.Argument(..., help="Workbook to check (.xlsx)."),
-    plan: Optional[str] = typer.Option(None, "--plan", help="Check against this plan instead of the embedded one."),
-    format: CheckFormat = typer.Option(CheckFormat.table, "--format", "-f", help="Output format."),
-    rel_tol: float = typer.Option(1e-9, "--rel-tol", help="Relative tolerance of a figure against the reference."),
-    abs_tol: float = typer.Option(0.005, "--abs-tol", help="Absolute tolerance, in currency units."),
+    book: Annotated[Path, typer.Argument(help="Workbook to check (.xlsx).")],
+    plan: Annotated[str | None, typer.Option("--plan",
+                                             help="Check against this plan instead of the embedded one.")] = None,
+    format: Annotated[CheckFormat, typer.Option("--format", "-f", help="Output format.")] = CheckFormat.table,
+    rel_tol: Annotated[float, typer.Option(
+        "--rel-tol", help="Relative tolerance of a figure against the reference.")] = DEFAULT_REL_TOL,
+    abs_tol: Annotated[float, typer.Option("--abs-tol", help="Absolute tolerance, in currency units.")] = DEFAULT_ABS_TOL,
 ):
     """Re-evaluate an edited workbook and report what differs from the accounting (exit 1 on errors)."""
-    from .review.check import check_workbook
+    from .api import check_workbook
 
     report = check_workbook(book, plan, rel_tol=rel_tol, abs_tol=abs_tol)
     if format is CheckFormat.json:
@@ -146,21 +145,19 @@ def check(
 
 @app.command()
 def extract(
-    book: Path = typer.Argument(..., help="Workbook made by `budgetbook generate` (.xlsx)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Plan file to write (default: standard output)."),
-    force: bool = typer.Option(False, "--force", help="Overwrite an existing plan file."),
+    book: Annotated[Path, typer.Argument(help="Workbook made by `budgetbook generate` (.xlsx).")],
+    output: Annotated[Path | None, typer.Option("--output", "-o",
+                                                help="Plan file to write (default: standard output).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing plan file.")] = False,
 ):
     """Write the workbook's current inputs back as a plan file, keeping the plan's comments."""
-    from .atomic import refuse_overwrite, write_text_atomic
-    from .review.extract import extract_plan_text
+    from .api import extract_plan
 
-    text = extract_plan_text(book)
+    text = extract_plan(book, output, force=force)
     if output is None:
         typer.echo(text, nl=False)
-        return
-    refuse_overwrite(output, force)
-    write_text_atomic(output, text, protect=[book])
-    typer.echo(f"Wrote {output}", err=True)
+    else:
+        typer.echo(f"Wrote {output}", err=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -185,7 +182,7 @@ def _run(argv: list[str] | None) -> int:
     except typer.Abort:
         print("Aborted.", file=sys.stderr)
         return 1
-    except Exception as exc:  # click usage errors arrive here too
+    except Exception as exc:  # noqa: BLE001 - anything else is a bug, reported as one; click usage errors too
         if _is_usage_error(exc):
             message = exc.format_message().replace("Value error, ", "")
             if not message:
@@ -201,7 +198,7 @@ def _run(argv: list[str] | None) -> int:
         return 3
 
 
-def _is_usage_error(exc: Exception) -> bool:
+def _is_usage_error(exc: Exception) -> TypeGuard[ClickException]:
     # typer 0.29 vendors click as typer._click; older typers raise click's own classes
     import click
 

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from pathlib import Path
 
 import openpyxl
 import pytest
+from cli_run import sha
 
-from budgetbook.atomic import (atomic_output, atomic_write, refuse_overwrite, write_bytes_atomic,
-                               write_text_atomic)
+from budgetbook.atomic import atomic_output, atomic_write, check_destination, write_bytes_atomic, write_text_atomic
 from budgetbook.errors import OutputError
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def leftovers(directory: Path) -> list[str]:
@@ -63,7 +58,7 @@ def test_workbook_saved_through_writer(tmp_path):
 def test_writer_failing_halfway_leaves_old_file_and_no_temp(tmp_path):
     out = tmp_path / "book.xlsx"
     out.write_bytes(b"previous good version")
-    before = digest(out)
+    before = sha(out)
 
     def half_then_crash(tmp: Path):
         with open(tmp, "wb") as handle:
@@ -72,15 +67,14 @@ def test_writer_failing_halfway_leaves_old_file_and_no_temp(tmp_path):
 
     with pytest.raises(RuntimeError, match="disk pulled"):
         atomic_write(out, half_then_crash)
-    assert digest(out) == before
+    assert sha(out) == before
     assert leftovers(tmp_path) == []
 
 
 def test_failure_with_no_previous_file_leaves_nothing(tmp_path):
-    with pytest.raises(KeyboardInterrupt):
-        with atomic_output(tmp_path / "new.xlsx") as tmp:
-            tmp.write_bytes(b"partial")
-            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt), atomic_output(tmp_path / "new.xlsx") as tmp:
+        tmp.write_bytes(b"partial")
+        raise KeyboardInterrupt
     assert list(tmp_path.iterdir()) == []
 
 
@@ -99,18 +93,18 @@ def test_os_error_in_writer_is_one_line(tmp_path):
 def test_refuses_to_overwrite_the_input(tmp_path):
     book = tmp_path / "book.xlsx"
     book.write_bytes(b"input bytes")
-    before = digest(book)
+    before = sha(book)
     with pytest.raises(OutputError, match="would overwrite the input file") as caught:
         write_text_atomic(book, "out", protect=[book])
     one_line(caught.value, book)
-    assert digest(book) == before
+    assert sha(book) == before
 
 
 @pytest.mark.parametrize("alias", ["relative", "symlink", "hardlink", "dotdot"])
 def test_refuses_the_input_under_another_name(tmp_path, monkeypatch, alias):
     book = tmp_path / "book.xlsx"
     book.write_bytes(b"input bytes")
-    before = digest(book)
+    before = sha(book)
     (tmp_path / "sub").mkdir()
     monkeypatch.chdir(tmp_path)
     target = {"relative": Path("book.xlsx"), "dotdot": Path("sub/../book.xlsx"),
@@ -121,7 +115,7 @@ def test_refuses_the_input_under_another_name(tmp_path, monkeypatch, alias):
         os.link(book, target)
     with pytest.raises(OutputError, match="would overwrite the input file"):
         write_bytes_atomic(target, b"out", protect=[str(book)])
-    assert digest(book) == before
+    assert sha(book) == before
 
 
 def test_destination_is_a_directory(tmp_path):
@@ -168,10 +162,34 @@ def test_unwritable_file_system(tmp_path):
     assert "cannot write" in one_line(caught.value, out)
 
 
-def test_refuse_overwrite(tmp_path):
+def test_existing_file_needs_force(tmp_path):
     out = tmp_path / "plan.yaml"
-    refuse_overwrite(out, force=False)
+    assert check_destination(out, force=False) == out
     out.write_text("x")
-    with pytest.raises(OutputError, match="already exists"):
-        refuse_overwrite(out, force=False)
-    refuse_overwrite(out, force=True)
+    with pytest.raises(OutputError, match="already exists; pass --force to overwrite it"):
+        check_destination(out, force=False)
+    check_destination(out, force=True)
+
+
+def test_an_input_is_refused_before_force_is_considered(tmp_path):
+    book = tmp_path / "book.xlsx"
+    book.write_bytes(b"input bytes")
+    for force in (False, True):
+        with pytest.raises(OutputError, match="would overwrite the input file") as caught:
+            check_destination(book, protect=[book], force=force)
+        assert "--force" not in str(caught.value)  # forcing would not help: never invite it
+
+
+@pytest.mark.parametrize("via_symlink", [False, True])
+def test_fifo_is_not_replaced(tmp_path, via_symlink):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    target = fifo
+    if via_symlink:
+        target = tmp_path / "link"
+        target.symlink_to(fifo)
+    with pytest.raises(OutputError, match="is a FIFO, not a regular file") as caught:
+        write_text_atomic(target, "x")
+    one_line(caught.value, target)
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and target.exists()
+    assert leftovers(tmp_path) == []

@@ -9,7 +9,6 @@ per module and shared.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import re
@@ -18,12 +17,12 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from cli_run import run, sha
+from libreoffice import cell_values, needs_libreoffice, needs_uno, recalculate, uno_session
 from openpyxl.formula.translate import Translator
 
-from budgetbook.cli import main
+from budgetbook.api import generate_workbook
 from budgetbook.plan.loader import template_names
-from cli_run import sha
-from libreoffice import cell_values, needs_libreoffice, needs_uno, recalculate, uno_session
 
 FT = "finetune-13b-lora"
 PRICE = "mkt_hyperscaler_on_demand_price_h100_sxm"      # Inputs!C5, 3.00 in the template
@@ -34,21 +33,17 @@ FIGURE_KEYS = {"name", "item", "market", "value", "reference"}
 _CACHE: dict[tuple, tuple[int, str, str]] = {}
 
 
-def run(capsys, *args) -> tuple[int, str, str]:
-    """main(args) once per distinct command line and file content: (exit code, stdout, stderr)."""
+def run_cached(capsys, *args) -> tuple[int, str, str]:
+    """`run` once per distinct command line and file content: (exit code, stdout, stderr)."""
     key = tuple(str(a) for a in args) + tuple(sha(a) for a in args if isinstance(a, Path) and a.is_file())
     if key not in _CACHE:
-        capsys.readouterr()
-        code = main([str(a) for a in args])
-        out, err = capsys.readouterr()
-        assert code != 3 and "Traceback" not in err, err
-        _CACHE[key] = (code, out, err)
+        _CACHE[key] = run(capsys, *args)
     return _CACHE[key]
 
 
 def check_json(capsys, book: Path, *extra) -> tuple[int, dict]:
     before = sha(book)
-    code, out, err = run(capsys, "check", book, "--format", "json", *extra)
+    code, out, err = run_cached(capsys, "check", book, "--format", "json", *extra)
     assert sha(book) == before, "check modified its input"
     assert code in (0, 1), err
     assert err == ""
@@ -105,8 +100,7 @@ def books(work) -> dict[str, Path]:
     out = {}
     for template in template_names():
         path = work / f"{template}.xlsx"
-        assert main(["generate", template, "-o", str(path)]) == 0
-        out[template] = path
+        out[template] = generate_workbook(template, path)
     return out
 
 
@@ -127,13 +121,13 @@ def edited(books, work) -> dict[str, Path]:
     }
 
 
-LEGAL_SUMMARY = [  # a row above the total (row 11), typed in, and the total extended to it
+LEGAL_SUMMARY: list[dict] = [  # a row above the total (row 11), typed in, and the total extended to it
     {"op": "insert_rows", "sheet": "Summary", "index": 10, "count": 1},
     {"op": "set_value", "sheet": "Summary", "cell": "A11", "value": "Legal review"},
     {"op": "set_value", "sheet": "Summary", "cell": "C11", "value": 5000},
     {"op": "set_formula", "sheet": "Summary", "cell": "C12", "formula": "=SUM(C7,C8,C9,C10,C11)"},
 ]
-LEGAL_PEOPLE = [  # a row under the one role (row 7); the team subtotal (now row 9) extended over it
+LEGAL_PEOPLE: list[dict] = [  # a row under the one role (row 7); the team subtotal (now row 9) extended over it
     {"op": "insert_rows", "sheet": "People", "index": 7, "count": 1},
     {"op": "set_value", "sheet": "People", "cell": "A8", "value": "Legal review"},
     {"op": "set_value", "sheet": "People", "cell": "C8", "value": 5000},
@@ -147,7 +141,7 @@ def lo(books, edited, work) -> dict[str, Path]:
     src = books[FT]
     out = {}
     with uno_session() as session:
-        jobs = {
+        jobs: dict[str, list[dict]] = {
             "input": [{"op": "set_value", "sheet": "Inputs", "cell": where(src, PRICE)[1], "value": 2.5}],
             "no_people": [{"op": "delete_sheet", "sheet": "People"}],
             "inserted": [{"op": "insert_rows", "sheet": "Compute", "index": 3, "count": 1},
@@ -173,7 +167,7 @@ def test_untouched_is_ok_with_design_json_shape(capsys, books, template):
     assert set(data) == {"ok", "workbook", "findings", "figures"}
     assert data["ok"] is True and data["workbook"] == str(books[template])
     assert data["findings"] == []
-    shown = json.loads(run(capsys, "show", template, "--format", "json")[1])
+    shown = json.loads(run_cached(capsys, "show", template, "--format", "json")[1])
     assert [f["name"] for f in data["figures"]] == [f["name"] for f in shown["figures"]]
     for row, want in zip(data["figures"], shown["figures"]):
         assert FIGURE_KEYS <= set(row) <= FIGURE_KEYS | {"difference"}
@@ -183,7 +177,7 @@ def test_untouched_is_ok_with_design_json_shape(capsys, books, template):
 
 
 def test_untouched_table_says_ok(capsys, books):
-    code, out, err = run(capsys, "check", books[FT])
+    code, out, err = run_cached(capsys, "check", books[FT])
     assert (code, err) == (0, "")
     assert out.splitlines()[0] == f"{books[FT]}: OK"
     assert COMPUTE in out and "144,000.00" in out
@@ -234,7 +228,7 @@ def test_input_typed_in_libreoffice_is_ok(capsys, lo):
 
 
 def test_input_changed_in_table_output(capsys, edited):
-    code, out, err = run(capsys, "check", edited["input"])
+    code, out, err = run_cached(capsys, "check", edited["input"])
     assert (code, err) == (0, "")
     assert "input_changed" in out and "3 -> 2.5" in out
 
@@ -252,7 +246,7 @@ def test_figure_typed_over_is_hardcoded(capsys, edited):
     assert hard[0]["expected"] == "=SUM(C12)"
     assert {f["name"] for f in findings(data, "mismatch")} == {COMPUTE, TOTAL}
     assert figures(data)[COMPUTE]["value"] == 150000
-    code, out, err = run(capsys, "check", edited["hardcoded"])
+    code, out, err = run_cached(capsys, "check", edited["hardcoded"])
     assert code == 1 and err == ""
     assert out.splitlines()[0] == f"{edited['hardcoded']}: ERRORS FOUND"
     assert "hardcoded" in out and "Compute!C16" in out
@@ -316,7 +310,7 @@ def test_defined_name_deleted_is_missing(capsys, edited):
 
 def test_embedded_plan_deleted_is_one_line_exit_2(capsys, edited):
     before = sha(edited["no_plan"])
-    code, out, err = run(capsys, "check", edited["no_plan"])
+    code, out, err = run_cached(capsys, "check", edited["no_plan"])
     assert code == 2 and out == ""
     assert err.count("\n") == 1
     assert err == f"Error: {edited['no_plan']}: no embedded budgetbook plan: not a workbook made by " \
@@ -325,7 +319,7 @@ def test_embedded_plan_deleted_is_one_line_exit_2(capsys, edited):
 
 
 def test_missing_workbook_is_one_line_exit_2(capsys, work):
-    code, out, err = run(capsys, "check", work / "nowhere.xlsx")
+    code, out, err = run_cached(capsys, "check", work / "nowhere.xlsx")
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "nowhere.xlsx" in err
 
@@ -402,8 +396,8 @@ def share_formulas(xml: str) -> tuple[str, int]:
         if not consistent:
             continue
         ref = f"{origin}:{cells[-1].group(1)}{row}"
-        edits[first.start()] = (first, f'<c r="{origin}"{first.group(3)}><f t="shared" ref="{ref}" si="{si}">'
-                                       f'{first.group(4)}</f>')
+        edits[first.start()] = (first, (f'<c r="{origin}"{first.group(3)}><f t="shared" ref="{ref}" si="{si}">'
+                                       f'{first.group(4)}</f>'))
         for m in cells[1:]:
             edits[m.start()] = (m, f'<c r="{m.group(1)}{row}"{m.group(3)}><f t="shared" si="{si}"/>')
         si += 1
@@ -431,7 +425,7 @@ def test_excel_shared_formulas_are_ok(capsys, books, work):
     assert b'<f t="shared" si="0"/>' in zipfile.ZipFile(out).read("xl/worksheets/sheet3.xml")
     code, data = check_json(capsys, out)
     assert code == 0 and data["findings"] == [], data["findings"]
-    code_src, data_src = check_json(capsys, src)
+    _, data_src = check_json(capsys, src)
     assert data["figures"] == data_src["figures"]
 
 
@@ -440,8 +434,7 @@ def test_excel_shared_formulas_are_ok(capsys, books, work):
 
 def test_plan_option_reports_differences_as_input_changed(capsys, books, work):
     plan = work / "cheaper.yaml"
-    assert main(["init", FT, "-o", str(plan)]) == 0
-    capsys.readouterr()
+    assert run(capsys, "init", FT, "-o", plan)[0] == 0
     text = plan.read_text()
     assert text.count("H100_SXM: 3.00 ") == 1
     plan.write_text(text.replace("H100_SXM: 3.00 ", "H100_SXM: 2.40 "))
@@ -456,7 +449,7 @@ def test_plan_option_reports_differences_as_input_changed(capsys, books, work):
 
 def test_plan_option_missing_file_is_one_line_exit_2(capsys, books, work):
     missing = work / "no-such-plan.yaml"
-    code, out, err = run(capsys, "check", books[FT], "--plan", missing)
+    code, out, err = run_cached(capsys, "check", books[FT], "--plan", missing)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("Error: ") and "no-such-plan.yaml" in err
 

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-
-from budgetbook.cli import main
-from budgetbook.workbook import read_embedded_plan
-from budgetbook.plan.loader import template_text
 from cli_run import run, sha
 from libreoffice import needs_libreoffice, needs_uno, recalculate, uno_session
+
+from budgetbook.api import generate_workbook
+from budgetbook.plan.loader import template_text
+from budgetbook.workbook import read_embedded_plan
 
 FT = "finetune-13b-lora"
 
@@ -33,9 +33,7 @@ def work(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def pristine(work) -> Path:
-    path = work / "pristine.xlsx"
-    assert main(["generate", FT, "-o", str(path)]) == 0
-    return path
+    return generate_workbook(FT, work / "pristine.xlsx")
 
 
 @pytest.fixture

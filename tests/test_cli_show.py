@@ -7,17 +7,16 @@ import io
 import json
 
 import pytest
+from cli_run import run
 
-from budgetbook.cli import main
 from budgetbook.plan.loader import template_names
 
 
-def run(capsys, *args: str) -> str:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    assert code == 0, captured.err
-    assert captured.err == ""
-    return captured.out
+def shown(capsys, *args: str) -> str:
+    """stdout of a `show` that succeeded quietly."""
+    code, out, err = run(capsys, *args)
+    assert (code, err) == (0, ""), err
+    return out
 
 
 def by_name(data: dict) -> dict[str, dict]:
@@ -25,7 +24,7 @@ def by_name(data: dict) -> dict[str, dict]:
 
 
 def test_json_default_template_matches_seed_000(capsys):
-    data = json.loads(run(capsys, "show", "finetune-13b-lora", "--format", "json"))
+    data = json.loads(shown(capsys, "show", "finetune-13b-lora", "--format", "json"))
     assert data["plan"] == "finetune-13b-lora" and data["currency"] == "USD"
     assert data["markets"] == ["hyperscaler_on_demand", "decentralized_market"]
     f = by_name(data)
@@ -44,19 +43,19 @@ def test_json_default_template_matches_seed_000(capsys):
 
 
 def test_no_plan_means_default_template(capsys):
-    assert run(capsys, "show", "--format", "json") == run(capsys, "show", "finetune-13b-lora", "--format", "json")
+    assert shown(capsys, "show", "--format", "json") == shown(capsys, "show", "finetune-13b-lora", "--format", "json")
 
 
 def test_json_deepseek_headline(capsys):
-    f = by_name(json.loads(run(capsys, "show", "deepseek-v3", "--format", "json")))
+    f = by_name(json.loads(shown(capsys, "show", "deepseek-v3", "--format", "json")))
     assert f["final_run_h800_rental"]["value"] == 5_576_000.0
     assert f["total_h800_rental"]["value"] > 5 * 5_576_000
 
 
 @pytest.mark.parametrize("template", template_names())
 def test_csv_has_one_row_per_figure_and_agrees_with_json(template, capsys):
-    data = json.loads(run(capsys, "show", template, "--format", "json"))
-    rows = list(csv.DictReader(io.StringIO(run(capsys, "show", template, "--format", "csv"))))
+    data = json.loads(shown(capsys, "show", template, "--format", "json"))
+    rows = list(csv.DictReader(io.StringIO(shown(capsys, "show", template, "--format", "csv"))))
     assert list(rows[0]) == ["name", "item", "market", "label", "value", "low", "high"]
     assert [r["name"] for r in rows] == [f["name"] for f in data["figures"]]
     for row, figure in zip(rows, data["figures"]):
@@ -65,7 +64,7 @@ def test_csv_has_one_row_per_figure_and_agrees_with_json(template, capsys):
 
 
 def test_markdown_table(capsys):
-    out = run(capsys, "show", "finetune-13b-lora", "--format", "markdown").splitlines()
+    out = shown(capsys, "show", "finetune-13b-lora", "--format", "markdown").splitlines()
     assert out[0] == "| name | item | market | label | value | low | high |"
     assert len(out) == 2 + 12
     assert "| compute_hyperscaler_on_demand | compute | hyperscaler_on_demand | Compute | 144,000.00 | " \
@@ -73,12 +72,12 @@ def test_markdown_table(capsys):
 
 
 def test_table_groups_markets_and_keeps_magnitudes_apart(capsys):
-    out = run(capsys, "show", "deepseek-v3")
+    out = shown(capsys, "show", "deepseek-v3")
     assert "$5,576,000" in out and "$49,275,779" in out
     assert "$12,488,000-$28,616,000" in out  # compute range, low-high
     # final run and serving come after the total, under their own heading
     assert out.index("Total development cost") < out.index("not in the total") < out.index("Final-run compute")
-    out = run(capsys, "show", "pretrain-7b", "--format", "table")
+    out = shown(capsys, "show", "pretrain-7b", "--format", "table")
     for market in ("hyperscaler_commit", "neo_cloud", "decentralized_market", "hybrid"):
         assert market in out
 
@@ -89,10 +88,10 @@ def test_csv_label_cannot_become_a_formula(tmp_path, capsys):
     plan = tmp_path / "p.yaml"
     plan.write_text(template_text("finetune-13b-lora") + "items:\n  - id: tools\n    label: '=HYPERLINK(1)'\n"
                     "    cost: 10\n")
-    rows = list(csv.DictReader(io.StringIO(run(capsys, "show", str(plan), "--format", "csv"))))
+    rows = list(csv.DictReader(io.StringIO(shown(capsys, "show", str(plan), "--format", "csv"))))
     assert next(r for r in rows if r["item"] == "tools")["label"] == "'=HYPERLINK(1)"
 
 
 def test_bad_format_is_usage_error(capsys):
-    assert main(["show", "--format", "xml"]) == 2
-    assert "xml" in capsys.readouterr().err
+    code, out, err = run(capsys, "show", "--format", "xml")
+    assert code == 2 and out == "" and "xml" in err

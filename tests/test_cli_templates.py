@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_run import run
 
-from budgetbook.cli import main
 from budgetbook.plan.loader import load_plan, template_names, template_text
 from budgetbook.plan.schema import plan_schema
 
@@ -20,8 +20,9 @@ CONTRACT_TEMPLATES = ["deepseek-v3", "finetune-13b-lora", "pretrain-7b"]
 
 
 def test_templates_lists_one_a_line_with_description(capsys):
-    assert main(["templates"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    code, out, _ = run(capsys, "templates")
+    assert code == 0
+    lines = out.splitlines()
     assert [line.split()[0] for line in lines] == CONTRACT_TEMPLATES == template_names()
     for line in lines:
         name, description = line.split(None, 1)
@@ -30,11 +31,11 @@ def test_templates_lists_one_a_line_with_description(capsys):
 
 def test_init_writes_the_commented_template(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert main(["init", "pretrain-7b"]) == 0
+    assert run(capsys, "init", "pretrain-7b") == (0, "", "wrote pretrain-7b.yaml\n")
     written = tmp_path / "pretrain-7b.yaml"
     assert written.read_text() == template_text("pretrain-7b")
     assert "# seed 000" in written.read_text()
-    assert main(["init", "deepseek-v3", "-o", "p.yaml"]) == 0
+    assert run(capsys, "init", "deepseek-v3", "-o", "p.yaml")[0] == 0
     assert load_plan(tmp_path / "p.yaml").name == "deepseek-v3"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.yaml", "pretrain-7b.yaml"]  # no temp files left
 
@@ -42,25 +43,25 @@ def test_init_writes_the_commented_template(tmp_path, capsys, monkeypatch):
 def test_init_refuses_to_overwrite_without_force(tmp_path, capsys):
     target = tmp_path / "plan.yaml"
     target.write_text("mine\n")
-    assert main(["init", "pretrain-7b", "-o", str(target)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"Error: {target}: already exists; pass --force to overwrite it"]
+    code, _, err = run(capsys, "init", "pretrain-7b", "-o", target)
+    assert (code, err) == (2, f"Error: {target}: already exists; pass --force to overwrite it\n")
     assert target.read_text() == "mine\n"
-    assert main(["init", "pretrain-7b", "-o", str(target), "--force"]) == 0
+    assert run(capsys, "init", "pretrain-7b", "-o", target, "--force")[0] == 0
     assert target.read_text() == template_text("pretrain-7b")
 
 
 def test_init_unknown_template_and_missing_directory(tmp_path, capsys):
-    assert main(["init", "finetune-13b", "-o", str(tmp_path / "x.yaml")]) == 2
-    assert "did you mean `finetune-13b-lora`?" in capsys.readouterr().err
-    assert main(["init", "pretrain-7b", "-o", str(tmp_path / "no" / "x.yaml")]) == 2
-    assert "does not exist" in capsys.readouterr().err
+    code, _, err = run(capsys, "init", "finetune-13b", "-o", tmp_path / "x.yaml")
+    assert code == 2 and "did you mean `finetune-13b-lora`?" in err
+    code, _, err = run(capsys, "init", "pretrain-7b", "-o", tmp_path / "no" / "x.yaml")
+    assert code == 2 and "does not exist" in err
     assert list(tmp_path.iterdir()) == []
 
 
 def test_schema_is_the_plan_json_schema(capsys):
-    assert main(["schema"]) == 0
-    schema = json.loads(capsys.readouterr().out)
+    code, out, _ = run(capsys, "schema")
+    assert code == 0
+    schema = json.loads(out)
     assert schema == plan_schema()
     assert schema["$schema"].startswith("https://json-schema.org/") and schema["title"] == "budgetbook plan"
     assert {"markets", "workloads"} <= set(schema["required"])
@@ -92,14 +93,14 @@ def test_pip_install_non_editable_then_run_from_empty_folder(tmp_path):
     empty.mkdir()
     exe = str(venv / "bin" / "budgetbook")
 
-    def run(*args: str) -> str:
-        done = subprocess.run([exe, *args], cwd=empty, capture_output=True, text=True, timeout=60)
+    def run_installed(*args: str) -> str:
+        done = subprocess.run([exe, *args], cwd=empty, capture_output=True, text=True, timeout=60, check=False)
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    assert "pretrain-7b" in run("templates")
-    run("init", "pretrain-7b", "-o", "p.yaml")
-    assert "Total development cost" in run("show", "p.yaml")
+    assert "pretrain-7b" in run_installed("templates")
+    run_installed("init", "pretrain-7b", "-o", "p.yaml")
+    assert "Total development cost" in run_installed("show", "p.yaml")
     probe = [str(venv / "bin" / "python"), "-c", "import budgetbook; print(budgetbook.__file__)"]
     located = subprocess.run(probe,
                              cwd=empty, capture_output=True, text=True, check=True).stdout

@@ -1,30 +1,24 @@
 """Hostile and foreign workbooks through the real command line: `check` and `extract`.
 
-Every case goes through `main([...])`, the function behind the `budgetbook`
-script, and asserts the exit code, that stderr is one line naming the file (or
-empty when the command succeeds), that nothing is a traceback, and that the
-input is byte-for-byte unchanged.
+Every case goes through `cli_run.run` (`main([...])`, the function behind the
+`budgetbook` script) and asserts the exit code, that stderr is one line naming
+the file (or empty when the command succeeds), that nothing is a traceback,
+and that the input is byte-for-byte unchanged.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
 
+import hostile
 import openpyxl
 import pytest
+from cli_run import run, sha
 
-import hostile
-from budgetbook.cli import main
-from budgetbook.plan.loader import load_plan
+from budgetbook.plan.loader import load_plan, template_text
 from budgetbook.workbook import write_workbook
-from budgetbook.plan.loader import template_text
-
-
-def digest(path: Path) -> str | None:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
 @pytest.fixture(scope="module")
@@ -35,16 +29,9 @@ def generated(tmp_path_factory) -> Path:
     return out
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    assert "Traceback" not in captured.err + captured.out
-    return code, captured.out, captured.err
-
-
 def refused(capsys, path: Path, match: str, commands=("check", "extract")) -> None:
     """Each command: exit 2, exactly one stderr line naming the file and the reason, file unchanged."""
-    before = digest(path)
+    before = sha(path)
     for command in commands:
         code, out, err = run(capsys, command, str(path))
         lines = err.splitlines()
@@ -54,15 +41,15 @@ def refused(capsys, path: Path, match: str, commands=("check", "extract")) -> No
         assert match in lines[0], lines[0]
         assert "bug in budgetbook" not in lines[0]
         assert out == ""
-        assert digest(path) == before
+        assert sha(path) == before
 
 
 def checked(capsys, path: Path) -> tuple[int, dict]:
     """`check --format json` that ran: its exit code and report; stderr empty, file unchanged."""
-    before = digest(path)
+    before = sha(path)
     code, out, err = run(capsys, "check", str(path), "--format", "json")
     assert err == "", err
-    assert digest(path) == before
+    assert sha(path) == before
     return code, json.loads(out)
 
 
@@ -117,14 +104,14 @@ def test_directory(tmp_path, capsys):
     folder = tmp_path / "book.xlsx"
     folder.mkdir()
     for command in ("check", "extract"):
-        code, out, err = run(capsys, command, str(folder))
+        code, _, err = run(capsys, command, str(folder))
         assert code == 2 and err == f"Error: {folder}: is a directory, not a workbook\n"
 
 
 def test_missing_path(tmp_path, capsys):
     missing = tmp_path / "nope.xlsx"
     for command in ("check", "extract"):
-        code, out, err = run(capsys, command, str(missing))
+        code, _, err = run(capsys, command, str(missing))
         assert code == 2 and err == f"Error: {missing}: no such file\n"
     assert not missing.exists()
 
@@ -220,9 +207,9 @@ def test_figure_reading_another_workbook(generated, tmp_path, capsys):
     def link(wb):
         cell_of(wb, "compute_hyperscaler_on_demand").value = "='[other.xlsx]Sheet1'!$A$1"
     path = edited(generated, tmp_path, link)
-    before = digest(path)
+    before = sha(path)
     code, out, err = run(capsys, "check", str(path), "--format", "json")
-    assert digest(path) == before
+    assert sha(path) == before
     if code == 2:
         assert len(err.splitlines()) == 1 and err.startswith(f"Error: {path}: ")
     else:
@@ -313,7 +300,7 @@ def test_embedded_plan_sheet_hidden_is_not_warned(generated, tmp_path, capsys):
 def test_very_hidden_sheet(generated, tmp_path, capsys):
     def hide(wb):
         wb["Inputs"].sheet_state = "veryHidden"
-    code, report = checked(capsys, edited(generated, tmp_path, hide))
+    _, report = checked(capsys, edited(generated, tmp_path, hide))
     finding, = kinds(report)["hidden"]
     assert finding["message"].startswith("sheet Inputs is veryHidden: it holds mkt_hyperscaler_on_demand")
     assert "and 27 more" in finding["message"]  # 32 input cells: values, lows and highs

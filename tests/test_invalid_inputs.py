@@ -7,21 +7,16 @@ and not pretend to have a reference for the figures.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
 
 import openpyxl
 import pytest
+from cli_run import run, sha
 
-from budgetbook.cli import main
 from budgetbook.plan.loader import load_plan, template_text
 from budgetbook.workbook import write_workbook
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @pytest.fixture(scope="module")
@@ -31,13 +26,6 @@ def books(tmp_path_factory) -> dict[str, Path]:
     for name in ("finetune-13b-lora", "pretrain-7b"):
         out[name] = write_workbook(load_plan(name), template_text(name), folder / f"{name}.xlsx")
     return out
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    assert "Traceback" not in captured.err or "--debug" in argv
-    return code, captured.out, captured.err
 
 
 def with_input(source: Path, target: Path, name: str, value) -> tuple[Path, str, str]:
@@ -79,7 +67,7 @@ INVALID = {
 def test_invalid_input_is_named_with_its_range(case, books, tmp_path, capsys):
     template, name, value, detail = INVALID[case]
     path, sheet, cell = with_input(books[template], tmp_path / "edited.xlsx", name, value)
-    before = digest(path)
+    before = sha(path)
     code, out, err = run(capsys, "check", str(path), "--format", "json")
     assert code == 1 and err == "", err
     report = json.loads(out)
@@ -98,7 +86,7 @@ def test_invalid_input_is_named_with_its_range(case, books, tmp_path, capsys):
     assert code == 2 and out == ""
     assert err.startswith(f"Error: {path}: Inputs!{cell} ({name}): ") and detail in err
     assert len(err.splitlines()) == 1
-    assert digest(path) == before
+    assert sha(path) == before
 
 
 def test_every_invalid_input_is_reported_at_once(books, tmp_path, capsys):
@@ -196,17 +184,38 @@ def test_extract_refuses_to_overwrite_without_force(books, tmp_path, capsys):
 def test_extract_onto_its_own_workbook_is_refused(books, tmp_path, capsys):
     book = tmp_path / "book.xlsx"
     book.write_bytes(books["finetune-13b-lora"].read_bytes())
-    before = digest(book)
+    before = sha(book)
     code, _, err = run(capsys, "extract", str(book), "-o", str(book), "--force")
     assert code == 2 and len(err.splitlines()) == 1
-    assert digest(book) == before
+    assert sha(book) == before
 
 
 def test_generate_into_a_missing_directory(tmp_path, capsys):
     target = tmp_path / "missing" / "book.xlsx"
-    code, out, err = run(capsys, "generate", "finetune-13b-lora", "-o", str(target))
+    code, _, err = run(capsys, "generate", "finetune-13b-lora", "-o", str(target))
     assert code == 2 and len(err.splitlines()) == 1 and err.startswith(f"Error: {target}: ")
     assert not target.parent.exists()
+
+
+# ---------------------------------------------------------------- a workbook its evaluator cannot read
+
+@pytest.mark.parametrize("command", ["check", "extract"])
+def test_unevaluable_formula_names_the_users_workbook(books, tmp_path, capsys, command):
+    """extract used to name only the evaluator's temporary copy of the workbook."""
+    path, _, _ = with_input(books["finetune-13b-lora"], tmp_path / "bad.xlsx", "wl_finetune_waste", "=SUM(1;2)")
+    code, out, err = run(capsys, command, path)
+    assert (code, out) == (2, "")
+    assert len(err.splitlines()) == 1 and err.startswith(f"Error: {path}: ")
+    assert "the formula in Inputs!C16 (`=SUM(1;2)`) is not one Excel accepts" in err
+
+
+@pytest.mark.xfail(strict=False, reason="xlsx/evaluate.py writes the path of its temporary copy into the message "
+                   "(f'{path}: cannot evaluate ...') instead of raising with source=; its owner fixes it")
+def test_unevaluable_formula_names_no_temporary_file(books, tmp_path, capsys):
+    path, _, _ = with_input(books["finetune-13b-lora"], tmp_path / "bad.xlsx", "wl_finetune_waste", "=SUM(1;2)")
+    _, _, err = run(capsys, "check", path)
+    assert err == (f"Error: {path}: cannot evaluate the workbook: the formula in Inputs!C16 (`=SUM(1;2)`) is not "
+                   "one Excel accepts; fix or clear it\n")
 
 
 # ---------------------------------------------------------------- an internal error: one line, or --debug
@@ -216,25 +225,25 @@ def _explode(*args, **kwargs):
 
 
 def test_internal_error_is_one_line_saying_it_is_a_bug(books, monkeypatch, capsys):
-    import budgetbook.review.check
+    import budgetbook.review.audit
 
-    monkeypatch.setattr(budgetbook.review.check, "audit_formulas", _explode)
-    code, out, err = run(capsys, "check", str(books["finetune-13b-lora"]))
+    monkeypatch.setattr(budgetbook.review.audit, "audit_formulas", _explode)
+    code, _, err = run(capsys, "check", str(books["finetune-13b-lora"]), bug_ok=True)
     assert code == 3
     assert err == ("Error: unexpected RuntimeError: provoked failure inside check (this is a bug in "
                    "budgetbook; run with --debug for the traceback)\n")
 
 
 def test_debug_shows_the_traceback(books, monkeypatch, capsys):
-    import budgetbook.review.check
+    import budgetbook.review.audit
 
-    monkeypatch.setattr(budgetbook.review.check, "audit_formulas", _explode)
-    code, _, err = run(capsys, "--debug", "check", str(books["finetune-13b-lora"]))
+    monkeypatch.setattr(budgetbook.review.audit, "audit_formulas", _explode)
+    code, _, err = run(capsys, "--debug", "check", str(books["finetune-13b-lora"]), bug_ok=True)
     assert code == 3
     assert err.startswith("Traceback (most recent call last):")
     assert "budgetbook/review/check.py" in err and err.rstrip().endswith("RuntimeError: provoked failure inside check")
     # the next run without --debug is back to one line
-    code, _, err = run(capsys, "check", str(books["finetune-13b-lora"]))
+    code, _, err = run(capsys, "check", str(books["finetune-13b-lora"]), bug_ok=True)
     assert code == 3 and len(err.splitlines()) == 1 and "Traceback" not in err
 
 
@@ -243,7 +252,7 @@ def test_internal_error_in_extract_leaves_no_file(books, tmp_path, monkeypatch, 
 
     monkeypatch.setattr(budgetbook.review.extract, "rewrite_plan", _explode)
     target = tmp_path / "plan.yaml"
-    code, _, err = run(capsys, "extract", str(books["finetune-13b-lora"]), "-o", str(target))
+    code, _, err = run(capsys, "extract", str(books["finetune-13b-lora"]), "-o", str(target), bug_ok=True)
     assert code == 3 and "this is a bug in budgetbook" in err
     assert list(tmp_path.iterdir()) == []
 
@@ -254,8 +263,8 @@ BASE = template_text("finetune-13b-lora")
 
 PLANS = {
     "integer_400_digits": (BASE.replace("ideal_gpu_hours: 30000", "ideal_gpu_hours: " + "9" * 400),
-                           "`workloads[0].ideal_gpu_hours` (line 33): the number 999999999999... "
-                           "(400 characters) is too large for any plan"),
+                           ("`workloads[0].ideal_gpu_hours` (line 33): the number 999999999999... "
+                           "(400 characters) is too large for any plan")),
     "integer_5000_digits": (BASE.replace("count: 2 ", "count: " + "9" * 5000 + " "),
                             "`people.roles[0].count`"),
     "hex_integer_huge": (BASE.replace("ideal_gpu_hours: 30000", "ideal_gpu_hours: 0x" + "f" * 290),

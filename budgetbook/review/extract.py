@@ -14,12 +14,13 @@ from ..errors import WorkbookError
 from ..plan.inputs import InputCell, input_cells
 from ..plan.loader import plan_from_text
 from ..plan.numbers import Num
-from .readback import Book, evaluate_formula_inputs, open_book, read_inputs
+from .findings import INPUT_PROBLEMS
+from .readback import OpenedWorkbook, evaluate_formula_inputs, open_book, read_inputs
 
 RANGE_HEADERS = ("low", "high")
 
 
-def _range_columns(book: Book, sheet: str, row: int) -> dict[str, int]:
+def _range_columns(book: OpenedWorkbook, sheet: str, row: int) -> dict[str, int]:
     """Columns of the Inputs sheet headed `Low` and `High` (found by header, so moved columns still work)."""
     ws = book.wb[sheet]
     for header_row in range(1, min(row, 30)):
@@ -32,14 +33,14 @@ def _range_columns(book: Book, sheet: str, row: int) -> dict[str, int]:
     return {}
 
 
-def current_ranges(book: Book, cells: list[InputCell], values: dict[tuple, Num]) -> dict[tuple, Num]:
+def current_ranges(book: OpenedWorkbook, cells: list[InputCell], values: dict[tuple, Num]) -> dict[tuple, Num]:
     """Each input's value with the low and high beside it on its row, where they are numbers."""
     out = {}
     for cell in cells:
         if cell.path not in values:
             continue
         base = values[cell.path].base
-        sheet, ref = book.locate(cell.name)
+        sheet, ref = book.where(cell.name)
         row = book.wb[sheet][ref].row
         columns = _range_columns(book, sheet, row)
         ends = {k: book.wb[sheet].cell(row=row, column=c).value for k, c in columns.items()}
@@ -59,7 +60,7 @@ def extract_plan_text(path: Path) -> str:
     book = open_book(path)
     cells = input_cells(book.plan)
     values, findings = read_inputs(book, cells, evaluate_formula_inputs(book, cells), {})
-    problems = [f for f in findings if f.kind in ("invalid_input", "missing")]
+    problems = [f for f in findings if f.kind in INPUT_PROBLEMS]
     if problems:
         first = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -69,7 +70,7 @@ def extract_plan_text(path: Path) -> str:
     return text
 
 
-def rewrite_plan(text: str, values: dict[tuple, Num], book: Book) -> str:
+def rewrite_plan(text: str, values: dict[tuple, Num], book: OpenedWorkbook) -> str:
     yaml = YAML()  # round-trip: keeps comments, order and layout
     yaml.preserve_quotes = True
     yaml.width = 4096

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,7 @@ SEVERITY = {
     "sheet_scoped_name": WARNING,
     "checks_failed": ERROR,
 }
+INPUT_PROBLEMS = frozenset({"invalid_input", "missing"})  # input findings that leave no valid plan to compute
 
 
 @dataclass
@@ -51,3 +53,12 @@ class Finding:
     def where(self) -> str:
         place = f"{self.sheet}!{self.cell}" if self.sheet and self.cell else (self.sheet or "")
         return " ".join(p for p in (place, f"({self.name})" if self.name else "") if p)
+
+
+def jsonable(value: Any) -> Any:
+    """A cell's value as a finding's `expected`/`actual`: JSON's scalars as they are, anything else as text."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)

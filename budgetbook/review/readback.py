@@ -14,19 +14,21 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..errors import PlanError, WorkbookError
-from .findings import Finding
+from ..errors import BudgetbookError, PlanError, WorkbookError
 from ..plan.inputs import InputCell, input_cells
 from ..plan.loader import plan_from_text
-from ..plan.numbers import Num
 from ..plan.model import Plan
+from ..plan.numbers import Num
 from ..plan.yamlsafe import parse_yaml_text
+from .findings import Finding, jsonable
 
 ERROR_PREFIXES = ("#", "Err:")
 
 
 @dataclass
-class Book:
+class OpenedWorkbook:
+    """A generated workbook as read back: its openpyxl book, embedded plan and defined names."""
+
     path: Path
     wb: Any                          # openpyxl workbook, formulas kept
     plan_text: str
@@ -48,9 +50,28 @@ class Book:
             return None
         return where
 
+    def where(self, name: str) -> tuple[str, str]:
+        """The (sheet, cell) of a name `locate` has already found; KeyError if it is not there."""
+        where = self.locate(name)
+        if where is None:
+            raise KeyError(name)
+        return where
+
     def raw(self, name: str) -> Any:
-        sheet, cell = self.locate(name)
+        sheet, cell = self.where(name)
         return self.wb[sheet][cell].value
+
+    def evaluate(self) -> dict[str, Any]:
+        """{lower-case defined name: value}, evaluated from the bytes checked when the book was opened."""
+        from ..xlsx.evaluate import evaluate_workbook
+
+        try:
+            return {k.lower(): v for k, v in evaluate_workbook(self.data or self.path).items()}
+        except BudgetbookError as exc:
+            raise exc.with_source(str(self.path)) from None
+        except Exception as exc:  # noqa: BLE001 - the formulas package gives up on what it cannot parse in many ways
+            raise WorkbookError(f"its formulas cannot be evaluated ({type(exc).__name__}: {exc})",
+                                source=str(self.path)) from None
 
 
 def is_error_value(value: Any) -> bool:
@@ -63,7 +84,7 @@ def workbook_names(wb) -> tuple[dict[str, tuple[str, str]], list[Finding]]:
     for name, definition in wb.defined_names.items():
         try:
             destinations = list(definition.destinations)
-        except Exception:  # a name that is a formula or an #REF!: not one of ours
+        except Exception:  # noqa: BLE001 - a name that is a formula or an #REF!: not one of ours
             destinations = []
         if len(destinations) == 1 and ":" not in destinations[0][1]:
             # one cell: a name repointed at a range is not one of ours (its cell reads as a tuple)
@@ -77,9 +98,9 @@ def workbook_names(wb) -> tuple[dict[str, tuple[str, str]], list[Finding]]:
     return names, findings
 
 
-def open_book(path: Path) -> Book:
-    from ..xlsx.safety import load_xlsx
+def open_book(path: Path) -> OpenedWorkbook:
     from ..workbook import read_embedded_plan
+    from ..xlsx.safety import load_xlsx
 
     loaded = load_xlsx(path)
     if loaded.info.tables:
@@ -89,7 +110,7 @@ def open_book(path: Path) -> Book:
     try:
         embedded = read_embedded_plan(wb)
     except WorkbookError as exc:  # raised without the file's name: it only sees the sheet
-        raise WorkbookError(str(exc), source=exc.source or str(path)) from None
+        raise exc.with_source(str(path)) from None
     if embedded is None:
         raise WorkbookError("no embedded budgetbook plan: not a workbook made by `budgetbook generate`",
                             source=str(path))
@@ -97,10 +118,10 @@ def open_book(path: Path) -> Book:
     try:
         plan = plan_from_text(text, f"{path} (embedded plan)")
     except PlanError as exc:
-        raise WorkbookError(f"its embedded plan is damaged: {exc}", source=str(path)) from None
+        raise WorkbookError(f"its embedded plan is damaged: {exc.reason}", source=str(path)) from None
     names, findings = workbook_names(wb)
     findings = [Finding(kind, sentence) for kind, sentence in loaded.info.notes()] + findings
-    return Book(path, wb, text, plan, names, findings, loaded.info.data)
+    return OpenedWorkbook(path, wb, text, plan, names, findings, loaded.info.data)
 
 
 def formula_of(value: Any) -> str | None:
@@ -109,7 +130,7 @@ def formula_of(value: Any) -> str | None:
     return text if isinstance(text, str) and text.startswith("=") else None
 
 
-def read_number(book: Book, name: str, evaluated: dict[str, Any]) -> Any:
+def read_number(book: OpenedWorkbook, name: str, evaluated: dict[str, Any]) -> Any:
     """The value of a named cell: typed constant, else what its formula evaluates to."""
     raw = book.raw(name)
     if formula_of(raw):
@@ -117,16 +138,14 @@ def read_number(book: Book, name: str, evaluated: dict[str, Any]) -> Any:
     return raw
 
 
-def evaluate_formula_inputs(book: Book, cells: list[InputCell]) -> dict[str, Any]:
+def evaluate_formula_inputs(book: OpenedWorkbook, cells: list[InputCell]) -> dict[str, Any]:
     """Evaluated values, computed only when some input holds a formula: typed inputs need no engine."""
     if not any(formula_of(book.raw(c.name)) for c in cells if book.locate(c.name)):
         return {}
-    from ..xlsx.evaluate import evaluate_workbook
-
-    return {k.lower(): v for k, v in evaluate_workbook(book.data or book.path).items()}
+    return book.evaluate()
 
 
-def read_inputs(book: Book, cells: list[InputCell], evaluated: dict[str, Any],
+def read_inputs(book: OpenedWorkbook, cells: list[InputCell], evaluated: dict[str, Any],
                 baseline: dict[str, Num]) -> tuple[dict[tuple, Num], list[Finding]]:
     """Current value of every input, and findings: `missing`, `invalid_input`, `input_changed`."""
     values: dict[tuple, Num] = {}
@@ -143,7 +162,7 @@ def read_inputs(book: Book, cells: list[InputCell], evaluated: dict[str, Any],
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             shown = "a blank cell" if value is None or value == "" else repr(value)
             findings.append(Finding("invalid_input", f"{cell.label}: expected a number {allowed}, got {shown}",
-                                    sheet=sheet, cell=ref, name=cell.name, actual=_jsonable(value)))
+                                    sheet=sheet, cell=ref, name=cell.name, actual=jsonable(value)))
             continue
         if not cell.bounds.allows(float(value)):
             findings.append(Finding("invalid_input", f"{cell.label}: {value:g} is out of range; must be "
@@ -161,10 +180,4 @@ def plan_data(text: str) -> dict:
     return parse_yaml_text(text)
 
 
-def _jsonable(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return str(value)
-
-
-__all__ = ["Book", "open_book", "read_inputs", "input_cells", "is_error_value", "plan_data"]
+__all__ = ["OpenedWorkbook", "input_cells", "is_error_value", "open_book", "plan_data", "read_inputs"]

@@ -1,0 +1,132 @@
+"""The library behind the command line: one function per command; `cli.py` only parses, prints and exits.
+
+    from budgetbook import api
+
+    api.generate_workbook("finetune-13b-lora", "budget.xlsx")
+    report = api.check_workbook("budget.xlsx")
+    print(report.ok, [f.message for f in report.findings])
+
+A plan (`spec`) is a path to a plan file or the name of a built-in template;
+None is the default template. Every function raises a `BudgetbookError` (one
+line naming the file) on bad input and prints nothing. No output ever replaces
+one of the command's inputs, with or without `force`. Heavy modules are
+imported inside the functions, so importing this one (and `budgetbook --help`)
+stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .atomic import PathLike, check_destination
+from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL
+
+if TYPE_CHECKING:
+    from .reference import Breakdown
+    from .review.check import CheckReport
+
+__all__ = [
+    "check_workbook",
+    "extract_plan",
+    "generate_workbook",
+    "init_plan",
+    "list_templates",
+    "plan_schema",
+    "show_plan",
+]
+
+
+def list_templates() -> list[tuple[str, str]]:
+    """(name, one-line description) of every built-in template, by name."""
+    from .plan.loader import template_description, template_names
+
+    return [(name, template_description(name)) for name in template_names()]
+
+
+def init_plan(template: str, out: PathLike | None = None, *, force: bool = False) -> Path:
+    """Write the commented plan file of a built-in template to `out` (default: TEMPLATE.yaml)."""
+    from .atomic import write_text_atomic
+    from .plan.loader import template_text
+
+    text = template_text(template)
+    out = Path(out) if out is not None else Path(f"{template}.yaml")
+    inputs = _plan_files(template)
+    check_destination(out, protect=inputs, force=force)
+    return write_text_atomic(out, text, protect=inputs)
+
+
+def show_plan(spec: str | Path | None = None) -> Breakdown:
+    """The reference model's figures for a plan."""
+    from .plan.loader import load_plan
+    from .reference import compute_breakdown
+
+    return compute_breakdown(load_plan(spec))
+
+
+def plan_schema() -> dict[str, Any]:
+    """The plan's JSON Schema."""
+    from .plan.schema import plan_schema as schema
+
+    return schema()
+
+
+def generate_workbook(spec: str | Path | None = None, out: PathLike | None = None, *,
+                      force: bool = False) -> Path:
+    """Write the plan's workbook to `out` (default: <plan name>.xlsx) and return its path.
+
+    An existing workbook is replaced only when it is untouched since it was
+    generated, or with `force`; the plan itself never, even with `force`
+    (checked before the existing file is read).
+    """
+    from .plan.loader import plan_from_text, resolve
+    from .review.guard import ensure_replaceable
+    from .workbook import write_workbook
+
+    source, text = resolve(spec)
+    plan = plan_from_text(text, source)
+    out = Path(out) if out is not None else Path(f"{plan.name}.xlsx")
+    inputs = _plan_files(spec)
+    check_destination(out, protect=inputs)
+    if not force:
+        ensure_replaceable(out)
+    return write_workbook(plan, text, out, protect=inputs)
+
+
+def check_workbook(book: PathLike, plan: str | Path | None = None, *, rel_tol: float = DEFAULT_REL_TOL,
+                   abs_tol: float = DEFAULT_ABS_TOL) -> CheckReport:
+    """Re-evaluate a workbook and hold it against the reference model (`plan`: another baseline plan)."""
+    from .review.check import check_workbook as check
+
+    return check(Path(book), plan, rel_tol=rel_tol, abs_tol=abs_tol)
+
+
+def extract_plan(book: PathLike, out: PathLike | None = None, *, force: bool = False) -> str:
+    """The workbook's current inputs as plan text, comments kept; written to `out` too when given."""
+    from .atomic import write_text_atomic
+    from .review.extract import extract_plan_text
+
+    text = extract_plan_text(Path(book))
+    if out is not None:
+        check_destination(out, protect=[book], force=force)
+        write_text_atomic(out, text, protect=[book])
+    return text
+
+
+def _plan_files(spec: str | Path | None) -> list[Path]:
+    """The files a plan `spec` may be read from: a plan file, or the built-in template's own file."""
+    from .plan.loader import DEFAULT_TEMPLATE
+
+    name = DEFAULT_TEMPLATE if spec is None else str(spec)
+    template = _template_file(name)
+    return [f for f in (Path(name), template) if f is not None and f.exists()]
+
+
+def _template_file(name: str) -> Path | None:
+    """Where a built-in template lives on disk (a source tree, an editable install); None if not a file."""
+    from .plan.loader import _templates_dir, template_names
+
+    if name not in template_names():
+        return None
+    found = _templates_dir().joinpath(f"{name}.yaml")
+    return found if isinstance(found, Path) else None

@@ -1,0 +1,240 @@
+"""The formula audit and the hidden-cell scan: what `check` (and `generate`'s edit guard) find in the cells.
+
+Every generated formula cell is held against the formula budgetbook would
+write, both put in name form (`C12` becomes the defined name it holds), so
+inserted rows and moved sheets are not edits; its value is judged separately
+(an Excel error, a circular reference, no value at all).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from openpyxl.utils.cell import get_column_letter, range_boundaries
+
+from ..errors import WorkbookError
+from ..xlsx.formula_text import normalize, references, to_names
+from .findings import Finding, jsonable
+from .readback import OpenedWorkbook, formula_of, is_error_value
+
+CellKey = tuple[str, str]  # (upper-case sheet title, "C7")
+
+
+class _Names(NamedTuple):
+    generated: dict[CellKey, str]  # where budgetbook wrote each name
+    current: dict[CellKey, str]    # where each name points now
+
+
+def _names(book: OpenedWorkbook) -> _Names:
+    generated = {(s.sheet.upper(), s.cell.replace("$", "")): s.name for s in book.layout}
+    current = {(sheet.upper(), cell): name for name, (sheet, cell) in book.names.items()}
+    return _Names(generated, current)
+
+
+def formula_edits(book: OpenedWorkbook) -> list[Finding]:
+    """How the generated formula cells were edited (`missing`, `hardcoded`, `formula_changed`), values unread."""
+    names = _names(book)
+    return [edit for spec in book.layout if spec.formula is not None
+            and (edit := _formula_edit(book, spec, names)) is not None]
+
+
+def audit_formulas(book: OpenedWorkbook, evaluated: dict[str, Any]) -> list[Finding]:
+    """Every generated formula cell against the formula budgetbook would write, and what it evaluates to."""
+    names = _names(book)
+    circular = _circular(book, evaluated, names.current)
+    findings: list[Finding] = []
+    uncomputed: list[tuple[str, str, str]] = []
+    for spec in book.layout:
+        if spec.formula is None:
+            continue
+        edit = _formula_edit(book, spec, names)
+        if edit is not None:
+            findings.append(edit)
+            if edit.kind != "formula_changed":
+                continue  # gone, emptied or typed over: there is no formula value to judge
+        sheet, cell = book.where(spec.name)
+        value = evaluated.get(spec.name.lower())
+        problem = _value_problem(spec.name, sheet, cell, value, circular.get(spec.name.lower()))
+        if problem is not None:
+            findings.append(problem)
+        elif value is None:
+            uncomputed.append((sheet, cell, spec.name))
+    if uncomputed:
+        findings.append(_not_computed(uncomputed))
+    return findings
+
+
+def _formula_edit(book: OpenedWorkbook, spec, names: _Names) -> Finding | None:
+    """The edit made to one generated formula cell, or None when it still holds that formula."""
+    where = book.locate(spec.name)
+    if where is None:
+        return Finding("missing", f"`{spec.name}` is gone: its defined name or sheet ({spec.sheet}) was deleted",
+                       spec.sheet, None, spec.name)
+    sheet, cell = where
+    actual = book.wb[sheet][cell].value
+    actual_text = formula_of(actual)
+    if actual is None:
+        return Finding("missing", "the formula cell is empty", sheet, cell, spec.name, spec.formula, None)
+    if actual_text is None:
+        return Finding("hardcoded", "formula replaced by a typed value", sheet, cell, spec.name,
+                       spec.formula, jsonable(actual))
+    want = normalize(to_names(spec.formula, spec.sheet, names.generated))
+    have = normalize(to_names(actual_text, sheet, names.current))
+    if want == have:
+        return None
+    extra = _unnamed_refs(actual_text, sheet, names.current)
+    added = f"; it now also reads {', '.join(extra)}" if extra else ""
+    return Finding("formula_changed", f"formula differs from the one generated{added}",
+                   sheet, cell, spec.name, spec.formula, actual_text)
+
+
+def _value_problem(name: str, sheet: str, cell: str, value: Any, cycle: list[str] | None) -> Finding | None:
+    if is_error_value(value):  # evaluate_workbook gives Excel errors as text
+        return Finding("error_value", f"evaluates to {value}", sheet, cell, name, None, str(value))
+    if value is None and cycle is not None:
+        through = f" through {' -> '.join(cycle)}" if len(cycle) > 2 else ""
+        return Finding("error_value", f"circular reference: its formula reads itself{through}, so it has no value",
+                       sheet, cell, name, None, "circular reference")
+    return None
+
+
+def _not_computed(uncomputed: list[tuple[str, str, str]]) -> Finding:
+    sheet, cell, name = uncomputed[0]
+    shown = _first_five([n for _, _, n in uncomputed])
+    return Finding("not_computed", f"{len(uncomputed)} formula cell(s) have no value because they read a "
+                   f"circular reference or a cell the evaluator cannot compute: {shown}", sheet, cell, name)
+
+
+def _first_five(shown: list[str]) -> str:
+    """'a, b, c, d, e and 3 more'."""
+    more = f" and {len(shown) - 5} more" if len(shown) > 5 else ""
+    return ", ".join(shown[:5]) + more
+
+
+def _circular(book: OpenedWorkbook, evaluated: dict[str, Any], current: dict[CellKey, str]) -> dict[str, list[str]]:
+    """Named formula cells on a cycle of named cells, each with the cycle it is on.
+
+    The `formulas` engine leaves every cell of a cycle (and all that read one)
+    without a value; Excel shows 0 and a warning. Only cells left without a
+    value can be on a cycle, so only those are followed.
+    """
+    pending = {s.name.lower() for s in book.layout if s.formula and evaluated.get(s.name.lower()) is None
+               and book.locate(s.name)}
+    edges = {name: [n for n in _names_read(book, name, current) if n in pending] for name in pending}
+    return _cycles(edges)
+
+
+def _names_read(book: OpenedWorkbook, name: str, current: dict[CellKey, str]) -> list[str]:
+    """The defined names the formula in `name`'s cell reads, directly or through the cells they name."""
+    sheet, cell = book.where(name)
+    text = formula_of(book.wb[sheet][cell].value)
+    if text is None:
+        return []
+    try:
+        refs = references(text)
+    except WorkbookError:
+        return []
+    found = []
+    for ref in refs:
+        if ref.name:
+            found.append(ref.name.lower())
+            continue
+        area = (ref.cell or "").replace("$", "")
+        cells = (_cells_in(area, 4096) or []) if ref.is_range else [area]
+        found += [current[key] for c in cells if (key := ((ref.sheet or sheet).upper(), c)) in current]
+    return found
+
+
+def _cycles(edges: dict[str, list[str]]) -> dict[str, list[str]]:
+    """For each node that can reach itself, one path from it back to it (depth-first)."""
+    cycles: dict[str, list[str]] = {}
+    for start in edges:
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in edges.get(node, ()):
+                if nxt == start:
+                    cycles[start] = path + [start]
+                    stack = []
+                    break
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, path + [nxt]))
+    return cycles
+
+
+def _unnamed_refs(formula: str, sheet: str, current: dict[CellKey, str]) -> list[str]:
+    """Cells a formula reads that budgetbook did not write: a row a user added, say."""
+    found = []
+    for ref in references(formula):
+        if ref.name or not ref.cell:
+            continue
+        ref_sheet = ref.sheet or sheet
+        area = ref.cell.replace("$", "")
+        cells = _cells_in(area, 1024) if ref.is_range else [area]
+        found += [f"{ref_sheet}!{c}" for c in (cells or [area]) if (ref_sheet.upper(), c) not in current]
+    return found
+
+
+def _cells_in(area: str, cap: int) -> list[str] | None:
+    """The first `cap` cells of an A1 range; None for whole rows or columns (`A:A`, `3:5`) or junk.
+
+    Counted before listing: `A1:XFD1048576` must not become 17 billion strings.
+    """
+    try:
+        min_col, min_row, max_col, max_row = range_boundaries(area)
+    except (ValueError, TypeError):
+        return None
+    if min_col is None or min_row is None or max_col is None or max_row is None:
+        return None
+    out = []
+    for row in range(min_row, min(max_row, min_row + cap) + 1):
+        for col in range(min_col, min(max_col, min_col + cap) + 1):
+            out.append(f"{get_column_letter(col)}{row}")
+            if len(out) >= cap:
+                return out
+    return out
+
+
+def hidden_cells(book: OpenedWorkbook) -> list[Finding]:
+    """Inputs and figures a reader cannot see: on a hidden sheet, in a hidden row or column.
+
+    Hiding is how a changed number escapes review, so each hidden place is a
+    warning (one per sheet, row or column, naming the cells in it). The sheet
+    holding the embedded plan is hidden by design and holds no inputs or figures.
+    """
+    from ..workbook import EMBED_SHEET
+
+    places: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for spec in book.layout:
+        where = book.locate(spec.name) if spec.kind in ("input", "figure") else None
+        if where is None or where[0] == EMBED_SHEET:
+            continue
+        place = _hidden_place(book, *where)
+        if place is not None:
+            places.setdefault((where[0], place), []).append((where[1], spec.name))
+    findings = []
+    for (sheet, place), cells in places.items():
+        shown = _first_five([f"{name} ({cell})" for cell, name in cells])
+        findings.append(Finding("hidden", f"{place}: it holds {shown}; a reviewer will not see them",
+                                sheet, cells[0][0], cells[0][1]))
+    return findings
+
+
+def _hidden_place(book: OpenedWorkbook, sheet: str, cell: str) -> str | None:
+    """Why the cell cannot be seen ("row 16 of Compute is hidden"), or None when it can."""
+    from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+
+    ws = book.wb[sheet]
+    try:
+        letter, row = coordinate_from_string(cell)
+    except ValueError:  # a name pointing at a range: not one of ours
+        return None
+    column = column_index_from_string(letter)
+    if ws.sheet_state != "visible":
+        return f"sheet {sheet} is {ws.sheet_state}"
+    if row in ws.row_dimensions and ws.row_dimensions[row].hidden:
+        return f"row {row} of {sheet} is hidden"
+    if any(d.hidden and (d.min or 0) <= column <= (d.max or 0) for d in ws.column_dimensions.values()):
+        return f"column {letter} of {sheet} is hidden"
+    return None
