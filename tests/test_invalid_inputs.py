@@ -209,8 +209,6 @@ def test_unevaluable_formula_names_the_users_workbook(books, tmp_path, capsys, c
     assert "the formula in Inputs!C16 (`=SUM(1;2)`) is not one Excel accepts" in err
 
 
-@pytest.mark.xfail(strict=False, reason="xlsx/evaluate.py writes the path of its temporary copy into the message "
-                   "(f'{path}: cannot evaluate ...') instead of raising with source=; its owner fixes it")
 def test_unevaluable_formula_names_no_temporary_file(books, tmp_path, capsys):
     path, _, _ = with_input(books["finetune-13b-lora"], tmp_path / "bad.xlsx", "wl_finetune_waste", "=SUM(1;2)")
     _, _, err = run(capsys, "check", path)

@@ -86,7 +86,11 @@ def evaluate_with_model(source: str | os.PathLike | bytes) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="budgetbook-eval-") as tmp:
             path = Path(tmp) / "book.xlsx"
             path.write_bytes(bytes(source))
-            return evaluate_with_model(path)
+            try:
+                return evaluate_with_model(path)
+            except WorkbookError as exc:
+                exc.source = None  # the temporary copy means nothing to the user: the caller names the file
+                raise
     path = Path(source)
     if not path.is_file():
         raise WorkbookError("no such workbook", source=str(path))
