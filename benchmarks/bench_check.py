@@ -42,12 +42,12 @@ def best(fn, repeat: int) -> float:
 
 def stages(path: Path) -> dict[str, float]:
     """check_workbook's stages, timed one by one (the same calls it makes)."""
-    from budgetbook.review.check import audit_formulas, compare_figures, quiet_formulas_log
-    from budgetbook.xlsx.evaluate import evaluate_workbook
     from budgetbook.plan.inputs import input_cells, with_values
     from budgetbook.plan.loader import plan_from_data
-    from budgetbook.review.readback import open_book, plan_data, read_inputs
     from budgetbook.reference import compute_breakdown
+    from budgetbook.review.check import audit_formulas, compare_figures, quiet_formulas_log
+    from budgetbook.review.readback import open_book, plan_data, read_inputs
+    from budgetbook.xlsx.evaluate import evaluate_workbook
 
     quiet_formulas_log()
     out = {}
@@ -75,8 +75,8 @@ def main() -> int:
     parser.add_argument("--no-libreoffice", action="store_true", help="skip LibreOffice's recalculation")
     args = parser.parse_args()
 
-    from budgetbook.review.check import check_workbook, edits_since_generated
     from budgetbook.plan.loader import plan_from_text, resolve, template_names
+    from budgetbook.review.check import check_workbook, edits_since_generated
     from budgetbook.workbook import write_workbook
 
     lo = None

@@ -11,9 +11,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from budgetbook.xlsx.evaluate import evaluate_workbook
 from budgetbook.plan.loader import plan_from_text, resolve, template_names
 from budgetbook.workbook import workbook_layout, write_workbook
+from budgetbook.xlsx.evaluate import evaluate_workbook
 
 
 def timed(fn, repeats: int) -> float:

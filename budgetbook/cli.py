@@ -127,7 +127,8 @@ def check(
     format: Annotated[CheckFormat, typer.Option("--format", "-f", help="Output format.")] = CheckFormat.table,
     rel_tol: Annotated[float, typer.Option(
         "--rel-tol", help="Relative tolerance of a figure against the reference.")] = DEFAULT_REL_TOL,
-    abs_tol: Annotated[float, typer.Option("--abs-tol", help="Absolute tolerance, in currency units.")] = DEFAULT_ABS_TOL,
+    abs_tol: Annotated[float, typer.Option(
+        "--abs-tol", help="Absolute tolerance, in currency units.")] = DEFAULT_ABS_TOL,
 ):
     """Re-evaluate an edited workbook and report what differs from the accounting (exit 1 on errors)."""
     from .api import check_workbook

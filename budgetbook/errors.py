@@ -22,7 +22,7 @@ class BudgetbookError(Exception):
         """The message without the file's name."""
         return super().__str__()
 
-    def with_source(self, source: str) -> "BudgetbookError":
+    def with_source(self, source: str) -> BudgetbookError:
         """This error naming `source`, unless it already names a file (the innermost one is the most exact)."""
         if self.source is None:
             self.source = source

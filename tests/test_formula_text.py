@@ -7,11 +7,11 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from libreoffice import formulas_of, needs_libreoffice, needs_uno, recalculate, uno_session
 from openpyxl.workbook.defined_name import DefinedName
 
 from budgetbook.errors import BudgetbookError
 from budgetbook.xlsx.formula_text import FormulaTextError, Ref, normalize, references, to_names
-from libreoffice import formulas_of, needs_libreoffice, needs_uno, recalculate, uno_session
 
 # What LibreOffice 7.4 writes back after an xlsx round trip (measured by
 # test_libreoffice_rewrites_as_pinned below): generated -> saved.

@@ -20,20 +20,19 @@ import math
 import os
 import time
 import warnings
-from pathlib import Path
 
 import openpyxl
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from strategies import plan_data
 
 from budgetbook.cli import main
 from budgetbook.errors import PlanError
-from budgetbook.plan.loader import load_plan, plan_from_text, template_names, template_text
-from budgetbook.workbook import write_workbook
+from budgetbook.plan.loader import plan_from_text, template_names, template_text
 from budgetbook.plan.yamlsafe import parse_yaml_text
-from strategies import plan_data
+from budgetbook.workbook import write_workbook
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
 EXAMPLES = int(os.environ.get("BUDGETBOOK_FUZZ_EXAMPLES")
@@ -201,7 +200,8 @@ people:
 FORMULAS = ("=1/0", "=A1+", "=SUM(", "=#REF!", "=NA()", "=XLOOKUP(1,A1:A2,B1:B2)", '="text"', "=Inputs!ZZ99999",
             "=1E+309", "=-", "=((", "=A1:A3", "=no_such_name", '=INDIRECT("A1")', "=OFFSET(A1,1,1)", "=)",
             "=SUM(A:A)", "=Inputs!C5*2", "={1,2}", "=+", "=Summary!C11", "='No sheet'!A1", "=1+1", "=TRUE",
-            "=A1048576", "=XFD1", "=\"=1\"", "=SUM(1;2)", "=SUM(A1:XFD1048576)", "=SUM(3:5)", "=[other.xlsx]Sheet1!A1", "==1", "=@A1", "= ")
+            "=A1048576", "=XFD1", "=\"=1\"", "=SUM(1;2)", "=SUM(A1:XFD1048576)", "=SUM(3:5)",
+            "=[other.xlsx]Sheet1!A1", "==1", "=@A1", "= ")
 TEXTS = ("#REF!", "#DIV/0!", "#N/A", "#VALUE!", "#NAME?", "Err:502", "lots", "", " ", "1,000", "12%", "∞",
          "=", "'=1", "x" * 3000, "\u202e", "1e3")
 

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from openpyxl.workbook.defined_name import DefinedName
-
 from libreoffice import (
     cell_values,
     error_cells,
@@ -19,6 +17,7 @@ from libreoffice import (
     recalculated_values,
     uno_session,
 )
+from openpyxl.workbook.defined_name import DefinedName
 
 
 def _with_stale_cache(path: Path, sheet_xml: str, formula: str, stale: str) -> None:

@@ -12,10 +12,10 @@ import time
 import zipfile
 from pathlib import Path
 
+import hostile
 import openpyxl
 import pytest
 
-import hostile
 from budgetbook.errors import WorkbookError
 from budgetbook.xlsx.safety import Limits, inspect_xlsx, load_xlsx, open_workbook
 

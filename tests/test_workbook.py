@@ -11,12 +11,12 @@ import time
 import openpyxl
 import pytest
 from hypothesis import given
+from strategies import plans
 
-from budgetbook.xlsx.evaluate import evaluate_workbook
 from budgetbook.plan.loader import plan_from_text, resolve, template_names
 from budgetbook.reference import compute_breakdown
 from budgetbook.workbook import build_workbook, read_embedded_plan, workbook_layout, write_workbook
-from strategies import plans
+from budgetbook.xlsx.evaluate import evaluate_workbook
 
 REL = 1e-9
 
