@@ -45,11 +45,11 @@ def stages(path: Path) -> dict[str, float]:
     from budgetbook.plan.inputs import input_cells, with_values
     from budgetbook.plan.loader import plan_from_data
     from budgetbook.reference import compute_breakdown
-    from budgetbook.review.check import audit_formulas, compare_figures, quiet_formulas_log
+    from budgetbook.review.audit import audit_formulas
+    from budgetbook.review.compare import compare_figures
     from budgetbook.review.readback import open_book, plan_data, read_inputs
     from budgetbook.xlsx.evaluate import evaluate_workbook
 
-    quiet_formulas_log()
     out = {}
     t = time.perf_counter()
     book = open_book(path)
@@ -76,7 +76,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from budgetbook.plan.loader import plan_from_text, resolve, template_names
-    from budgetbook.review.check import check_workbook, edits_since_generated
+    from budgetbook.review.check import check_workbook
+    from budgetbook.review.guard import edits_since_generated
     from budgetbook.workbook import write_workbook
 
     lo = None
