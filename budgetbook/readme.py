@@ -105,6 +105,7 @@ def sheets_table() -> str:
 def prefixes_table() -> str:
     rows = ["| prefix | cells |", "|---|---|"]
     rows += [f"| `{prefix}` | {meaning} |" for prefix, meaning in FRAME_PREFIXES.items()]
+    rows += [f"| `{li.section.input_prefix}` | {li.section.key} inputs |" for li in LINE_ITEMS if li.section]
     rows += [f"| `{li.name_prefix}` | {li.id.replace('_', ' ')} calculations |" for li in LINE_ITEMS if li.name_prefix]
     rows.append("| `<item>_<market>` | a figure, under `show`'s `name` (`compute_aws`, `total_aws`) |")
     return "\n".join(rows)

@@ -110,7 +110,8 @@ def test_quick_start_test_command_runs_as_written(tmp_path, with_sudo):
     command = re.search(r"<!-- quickstart-test -->\n```sh\n(.*?)\n```", README, flags=re.S).group(1)
     calls = tmp_path / "calls"
     env = {"PATH": str(_stub_bin(tmp_path, with_sudo)), "CALLS": str(calls)}
-    subprocess.run(["/bin/bash", "-c", command], cwd=ROOT, env=env, check=True)
+    # as .ci/run runs it: under `set -euo pipefail`, where any failing step (even in an assignment) stops it
+    subprocess.run(["/bin/bash", "-euo", "pipefail", "-c", command], cwd=ROOT, env=env, check=True)
     lines = calls.read_text().splitlines()
     sudo = "sudo " if with_sudo else ""
     expected = ["apt-get update", "apt-get install -y libreoffice-calc poppler-utils python3-uno",

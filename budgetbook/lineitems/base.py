@@ -41,6 +41,7 @@ class Section:
     annotation: Any                       # the pydantic type of the key
     default: Any                          # its default (a value, or a pydantic `Field(default_factory=...)`)
     title: str                            # heading of its block on the Inputs sheet
+    input_prefix: str                     # defined-name prefix of its input cells (`srv_`)
     cells: Callable[[Plan], list[InputCell]]            # its input cells, in Inputs sheet order
     validate: Callable[[Plan], None] | None = None      # cross-references; raises ValueError("`key.path`: ...")
     gpus: Callable[[Plan], set[str]] | None = None      # GPUs every priced market must price for it

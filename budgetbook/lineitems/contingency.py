@@ -33,10 +33,12 @@ class Contingency(Strict):
 
 def input_cells(plan: Plan) -> list[InputCell]:
     section = SECTION.of(plan)
-    return [] if section is None else list(walk(section, ("contingency",), ("cont",), "contingency"))
+    if section is None:
+        return []
+    return list(walk(section, ("contingency",), (SECTION.input_prefix.rstrip("_"),), "contingency"))
 
 
-SECTION = Section("contingency", Contingency | None, None, "Contingency", input_cells,
+SECTION = Section("contingency", Contingency | None, None, "Contingency", "cont_", input_cells,
                   examples=({"share": 0.1}, {"share": {"low": 0.05, "base": 0.1, "high": 0.2}},
                             {"share": 0, "note": "none held"}))
 

@@ -53,7 +53,7 @@ def _items(plan: Any) -> list[Any]:
 def input_cells(plan: Plan) -> list[InputCell]:
     cells: list[InputCell] = []
     for i, item in enumerate(_items(plan)):
-        for cell in walk(item, ("items", i), ("item", item.id), item.label or item.id):
+        for cell in walk(item, ("items", i), (SECTION.input_prefix + item.id,), item.label or item.id):
             unit = {"quantity": item.unit or "units", "unit_price": f"money per {item.unit or 'unit'}"}
             if cell.path[-1] in unit:  # the plan says what is counted: show it, not "units"
                 cell = dataclasses.replace(cell, bounds=dataclasses.replace(cell.bounds, unit=unit[cell.path[-1]]))
@@ -71,7 +71,7 @@ def validate(plan: Plan) -> None:
             raise ValueError(f"`items[{i}].id`: `{item.id}` is reserved for a line item of its own")
 
 
-SECTION = Section("items", list[Item], Field(default_factory=list, max_length=50), "Other items", input_cells,
+SECTION = Section("items", list[Item], Field(default_factory=list, max_length=50), "Other items", "item_", input_cells,
                   validate=validate)
 
 

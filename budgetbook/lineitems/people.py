@@ -46,11 +46,11 @@ def input_cells(plan: Plan) -> list[InputCell]:
     cells: list[InputCell] = []
     for i, role in enumerate(people.roles):
         # roles have free-text titles, so their cells are numbered
-        cells += walk(role, ("people", "roles", i), (f"role{i + 1}",), role.role)
+        cells += walk(role, ("people", "roles", i), (f"{SECTION.input_prefix}{i + 1}",), role.role)
     return cells + list(walk(people, ("people",), (), ""))
 
 
-SECTION = Section("people", People, People(), "People", input_cells)
+SECTION = Section("people", People, People(), "People", "role", input_cells)
 
 
 # --- the reference rule -------------------------------------------------------------------

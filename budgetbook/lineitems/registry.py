@@ -36,8 +36,7 @@ FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Checks", EMBED_SHE
 # defined-name prefixes of the cells outside the line items' calculations (inputs, constants, outputs)
 FRAME_PREFIXES = {
     "mkt_": "market inputs (`mkt_<market>_price_<gpu>`)", "wl_": "workload inputs (`wl_<workload>_mfu`)",
-    "role": "people inputs, numbered (`role1_count`)", "item_": "further items' inputs (`item_<id>_cost`)",
-    "srv_": "serving inputs", "cont_": "contingency inputs", "k_": "named constants (`k_seconds_per_hour`)",
+    "k_": "named constants (`k_seconds_per_hour`)",
     "sum_": "Summary rows", "prc_": "Procurement rows", "chk_": "Checks rows", "checks_ok": "the master check",
 }
 
@@ -53,7 +52,8 @@ def _refuse_clashes(line_items: tuple[LineItem, ...]) -> None:
     unique("id", [li.id for li in line_items])
     unique("sheet title", list(FRAME_TITLES) + [li.fixed_title for li in line_items if li.fixed_title])
     unique("line id", [TOTAL.id] + [line.id for li in line_items for line in li.known_lines])
-    unique("name prefix", list(FRAME_PREFIXES) + [li.name_prefix for li in line_items if li.name_prefix])
+    unique("name prefix", list(FRAME_PREFIXES) + [li.name_prefix for li in line_items if li.name_prefix]
+           + [li.section.input_prefix for li in line_items if li.section])
     unique("plan key", list(Plan.model_fields) + [li.section.key for li in line_items if li.section])
 
 

@@ -51,7 +51,7 @@ class Serving(Strict):
 
 def input_cells(plan: Plan) -> list[InputCell]:
     serving = SECTION.of(plan)
-    return [] if serving is None else list(walk(serving, ("serving",), ("srv",), "serving"))
+    return [] if serving is None else list(walk(serving, ("serving",), (SECTION.input_prefix.rstrip("_"),), "serving"))
 
 
 def validate(plan: Plan) -> None:
@@ -70,7 +70,7 @@ def gpus(plan: Plan) -> set[str]:
     return set() if serving is None else {serving.gpu}
 
 
-SECTION = Section("serving", Serving | None, None, "Serving", input_cells, validate=validate, gpus=gpus)
+SECTION = Section("serving", Serving | None, None, "Serving", "srv_", input_cells, validate=validate, gpus=gpus)
 
 
 def lines(plan: Plan) -> list[Line]:
