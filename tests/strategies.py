@@ -7,6 +7,8 @@ costs about half a second each: 200 examples must fit in CI's few minutes.
 
 from __future__ import annotations
 
+import copy
+
 import yaml
 from hypothesis import strategies as st
 
@@ -144,7 +146,8 @@ def items_section(draw) -> list | None:
 
 def from_examples(section) -> st.SearchStrategy:
     """A section no strategy is written for: absent, or one of the examples its module gives."""
-    return st.one_of(st.none(), st.sampled_from(section.examples))
+    # a copy each time: tests mutate plan data, and the examples belong to the package
+    return st.one_of(st.none(), st.sampled_from(section.examples).map(copy.deepcopy))
 
 
 # one strategy per plan section a line item owns (test_registry checks none is missing)
