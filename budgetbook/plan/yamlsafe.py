@@ -182,7 +182,7 @@ def path_at(text: str, index: int) -> str:
             if is_key:
                 stack[-1][1] = event.value if isinstance(event, yaml.ScalarEvent) else None
                 stack[-1][2] = False
-            if event.start_mark.index > index:
+            if event.start_mark is not None and event.start_mark.index > index:
                 break
             if node:
                 parts = here()
