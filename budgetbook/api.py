@@ -114,19 +114,8 @@ def extract_plan(book: PathLike, out: PathLike | None = None, *, force: bool = F
 
 
 def _plan_files(spec: str | Path | None) -> list[Path]:
-    """The files a plan `spec` may be read from: a plan file, or the built-in template's own file."""
-    from .plan.loader import DEFAULT_TEMPLATE
+    """The file a plan `spec` is read from (a plan file, or the template's own file), as outputs' `protect`."""
+    from .plan.loader import plan_file
 
-    name = DEFAULT_TEMPLATE if spec is None else str(spec)
-    template = _template_file(name)
-    return [f for f in (Path(name), template) if f is not None and f.exists()]
-
-
-def _template_file(name: str) -> Path | None:
-    """Where a built-in template lives on disk (a source tree, an editable install); None if not a file."""
-    from .plan.loader import _templates_dir, template_names
-
-    if name not in template_names():
-        return None
-    found = _templates_dir().joinpath(f"{name}.yaml")
-    return found if isinstance(found, Path) else None
+    found = plan_file(spec)
+    return [found] if found is not None and found.exists() else []

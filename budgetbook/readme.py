@@ -15,16 +15,18 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from .lineitems.registry import FRAME_PREFIXES, FRAME_TITLES, LINE_ITEMS, PLAN_MODEL
+from .plan.inputs import bounds_of
 from .plan.numbers import Bounds, Num
 
 MARK = "<!-- generated:{name} -->"
 END = "<!-- /generated:{name} -->"
 
 
-def _bounds(field: Any) -> Bounds | None:
-    return next((m for m in field.metadata if isinstance(m, Bounds)), None) or next(
-        (m for arg in typing.get_args(field.annotation) for m in getattr(arg, "__metadata__", ())
-         if isinstance(m, Bounds)), None)
+def _bounds(model: type[BaseModel], name: str) -> Bounds | None:
+    try:
+        return bounds_of(model, name)
+    except LookupError:
+        return None
 
 
 def _models(annotation: Any) -> list[tuple[str, type[BaseModel]]]:
@@ -66,7 +68,7 @@ def _rows(model: type[BaseModel], prefix: str) -> list[str]:
     rows = []
     for name, field in model.model_fields.items():
         path = f"{prefix}{name}"
-        bounds, nested = _bounds(field), _models(field.annotation)
+        bounds, nested = _bounds(model, name), _models(field.annotation)
         if bounds is not None:
             what = bounds.description or field.description or ""
             unit = bounds.unit.replace("money", "currency")

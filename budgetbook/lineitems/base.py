@@ -66,9 +66,6 @@ class LineItem:
     section: Section | None = None
     workload_detail: Callable[[MarketView, Any], dict[str, Any]] | None = None  # `Breakdown.details` columns
 
-    def line_ids(self) -> set[str]:
-        return {line.id for line in self.known_lines}
-
 
 def one_sheet(title: str) -> Callable[[Plan, set[str]], list[str]]:
     """`sheet_titles` of an item that always writes one sheet with a fixed title."""

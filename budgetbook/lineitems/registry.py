@@ -75,19 +75,20 @@ def beside_total_ids() -> set[str]:
     return {line.id for li in LINE_ITEMS for line in li.known_lines if not line.in_total}
 
 
+def lines(plan: Any) -> list[Line]:
+    """Every line this plan reports except the total, in report order: those in the total, then those beside."""
+    found = [line for li in LINE_ITEMS for line in li.lines(plan)]
+    return [line for line in found if line.in_total] + [line for line in found if not line.in_total]
+
+
 def development_lines(plan: Any) -> list[Line]:
     """The lines that add into the total development cost, in registry order."""
-    return [line for li in LINE_ITEMS for line in li.lines(plan) if line.in_total]
+    return [line for line in lines(plan) if line.in_total]
 
 
 def beside_lines(plan: Any) -> list[Line]:
     """The other magnitudes (final-run compute, serving), reported beside the total."""
-    return [line for li in LINE_ITEMS for line in li.lines(plan) if not line.in_total]
-
-
-def lines(plan: Any) -> list[Line]:
-    """Every line this plan reports except the total, in report order: those in the total, then those beside."""
-    return development_lines(plan) + beside_lines(plan)
+    return [line for line in lines(plan) if not line.in_total]
 
 
 def calc_sheet_titles(plan: Any) -> list[str]:

@@ -55,6 +55,3 @@ class MarketView:
     market: Any                     # Resolved market
     scenario: str
     lines: dict[str, float] = field(default_factory=dict)
-
-    def market_by_id(self, market_id: str) -> Any:
-        return next(m for m in self.plan.markets if m.id == market_id)

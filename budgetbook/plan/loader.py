@@ -43,13 +43,29 @@ def template_description(name: str) -> str:
     return str(parse_yaml_text(template_text(name)).get("description", "")).strip().splitlines()[0]
 
 
+def _names_a_file(path: Path) -> bool:
+    return path.exists() or path.suffix in (".yaml", ".yml") or len(path.parts) > 1
+
+
 def resolve(spec: str | Path | None) -> tuple[str, str]:
     """(source label, YAML text) of a plan path or a template name; None is the default template."""
     spec = DEFAULT_TEMPLATE if spec is None else spec
     path = Path(spec)
-    if path.exists() or path.suffix in (".yaml", ".yml") or len(path.parts) > 1:
+    if _names_a_file(path):
         return str(path), read_plan_text(path)
     return str(spec), template_text(str(spec))
+
+
+def plan_file(spec: str | Path | None) -> Path | None:
+    """The file `resolve(spec)` reads: the plan file, or the template's own file where it is one on disk."""
+    spec = DEFAULT_TEMPLATE if spec is None else spec
+    path = Path(spec)
+    if _names_a_file(path):
+        return path
+    if str(spec) not in template_names():
+        return None
+    found = _templates_dir().joinpath(f"{spec}.yaml")
+    return found if isinstance(found, Path) else None
 
 
 def load_plan(spec: str | Path | None = None) -> Plan:

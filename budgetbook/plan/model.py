@@ -217,9 +217,6 @@ class Plan(Strict):
                 item.section.validate(self)
         return self
 
-    def market(self, market_id: str) -> Market:
-        return next(m for m in self.markets if m.id == market_id)
-
 
 def _check_hybrid(at: str, hybrid: Hybrid, workload_ids: set[str], priced: dict[str, Market]) -> None:
     for wid, mid in hybrid.assign.items():

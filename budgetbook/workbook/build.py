@@ -24,7 +24,7 @@ def build_book(plan: Plan, today: dt.date | None = None) -> Blueprint:
     book = Blueprint(plan.name)
     inp = Inputs(plan)
     build_about(book, plan, today or dt.date.today())
-    build_inputs(book, plan)
+    build_inputs(book, plan, inp.cells)
     for item in LINE_ITEMS:
         item.build(book, plan, inp)
     build_summary(book, plan)

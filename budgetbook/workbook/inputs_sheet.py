@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..lineitems.registry import LINE_ITEMS
 from ..lineitems.units import CONSTANTS
-from ..plan.inputs import InputCell, input_cells
+from ..plan.inputs import InputCell
 from ..plan.model import Plan
 from . import style as st
 from .grid import Blueprint, Sheet
@@ -33,7 +33,7 @@ def _note(plan: Plan, cell: InputCell) -> str:
     return ""
 
 
-def build_inputs(book: Blueprint, plan: Plan) -> Sheet:
+def build_inputs(book: Blueprint, plan: Plan, cells: list[InputCell]) -> Sheet:
     sheet = book.sheet("Inputs", "inputs")
     sheet.put(1, 1, "Inputs", "title")
     sheet.put(2, 1, "Blue cells on pale yellow are inputs: type over them. Every other cell is a formula. "
@@ -42,7 +42,7 @@ def build_inputs(book: Blueprint, plan: Plan) -> Sheet:
         sheet.put(FIRST_ROW - 1, col, title, "header")
     row = FIRST_ROW
     previous = None
-    for cell in input_cells(plan):
+    for cell in cells:
         section = section_of(plan, cell)
         if section != previous:
             sheet.put(row, 1, section, "section", text=True)
