@@ -47,7 +47,7 @@ def stages(path: Path) -> dict[str, float]:
     from budgetbook.reference import compute_breakdown
     from budgetbook.review.audit import audit_formulas
     from budgetbook.review.compare import compare_figures
-    from budgetbook.review.readback import open_book, plan_data, read_inputs
+    from budgetbook.review.readback import open_book, read_inputs
     from budgetbook.xlsx.evaluate import evaluate_workbook
 
     out = {}
@@ -60,7 +60,7 @@ def stages(path: Path) -> dict[str, float]:
     t = time.perf_counter()
     cells = input_cells(book.plan)
     values, _ = read_inputs(book, cells, evaluated, {c.name: c.num for c in cells})
-    reference = compute_breakdown(plan_from_data(with_values(plan_data(book.plan_text), values), "bench"))
+    reference = compute_breakdown(plan_from_data(with_values(book.plan_tree, values), "bench"))
     out["reference"] = time.perf_counter() - t
     t = time.perf_counter()
     audit_formulas(book, evaluated)

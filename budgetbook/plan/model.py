@@ -24,7 +24,7 @@ ID_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
 GPU_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,23}$"
 WORKLOAD_KINDS = ("pretrain", "finetune", "sweep", "ablation", "exploratory", "post_training",
                   "eval", "rl", "other")
-MAX_ENTRIES = 200
+MAX_ENTRIES = 500  # workloads, roles: a large team's year, with room; each adds a few hundred cells
 
 Money: TypeAlias = Annotated[Num, num(0, 1e12, unit="money")]
 Price: TypeAlias = Annotated[Num, num(0, 1e6, unit="money")]

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from openpyxl.utils.cell import get_column_letter, range_boundaries
 
 from ..errors import WorkbookError
-from ..xlsx.formula_text import normalize, references, to_names
+from ..xlsx.formula_text import CellNames, normalize, references, to_names
 from .findings import Finding, jsonable
 from .readback import OpenedWorkbook, formula_of, is_error_value
 
@@ -21,14 +21,20 @@ CellKey = tuple[str, str]  # (upper-case sheet title, "C7")
 
 
 class _Names(NamedTuple):
-    generated: dict[CellKey, str]  # where budgetbook wrote each name
-    current: dict[CellKey, str]    # where each name points now
+    generated: CellNames  # where budgetbook wrote each name
+    current: CellNames    # where each name points now
+    unmoved: bool         # every generated name is still where it was written, and no other name points at a cell
+
+    def same_reading(self, spec, sheet: str, cell: str, text: str) -> bool:
+        """The formula reads what the generated one reads, told without parsing it: same text, same place."""
+        return self.unmoved and text == spec.formula and sheet == spec.sheet and cell == spec.cell.replace("$", "")
 
 
 def _names(book: OpenedWorkbook) -> _Names:
-    generated = {(s.sheet.upper(), s.cell.replace("$", "")): s.name for s in book.layout}
-    current = {(sheet.upper(), cell): name for name, (sheet, cell) in book.names.items()}
-    return _Names(generated, current)
+    """Both maps, built once per audit (each formula's rewrite into names reads them)."""
+    generated = CellNames.of({(s.sheet, s.cell): s.name for s in book.layout})
+    current = CellNames.of({(sheet, cell): name for name, (sheet, cell) in book.names.items()})
+    return _Names(generated, current, generated == current)
 
 
 def formula_edits(book: OpenedWorkbook) -> list[Finding]:
@@ -78,6 +84,8 @@ def _formula_edit(book: OpenedWorkbook, spec, names: _Names) -> Finding | None:
     if actual_text is None:
         return Finding("hardcoded", "formula replaced by a typed value", sheet, cell, spec.name,
                        spec.formula, jsonable(actual))
+    if names.same_reading(spec, sheet, cell, actual_text):
+        return None
     want = normalize(to_names(spec.formula, spec.sheet, names.generated))
     have = normalize(to_names(actual_text, sheet, names.current))
     if want == have:

@@ -16,7 +16,7 @@ from ..reference import Breakdown, compute_breakdown
 from . import audit
 from .compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, compare_figures
 from .findings import ERROR, INPUT_PROBLEMS, SEVERITY_ORDER, Finding
-from .readback import OpenedWorkbook, open_book, plan_data, read_inputs
+from .readback import OpenedWorkbook, open_book, read_inputs
 
 
 @dataclass
@@ -64,5 +64,5 @@ def _reference(book: OpenedWorkbook, values: dict) -> Breakdown:
     The workbook's own plan gives the shape (its formulas were built from it);
     `--plan` gives only the old values the inputs are compared with.
     """
-    data = with_values(plan_data(book.plan_text), values)
+    data = with_values(book.plan_tree, values)
     return compute_breakdown(plan_from_data(data, f"{book.path} (inputs)"))

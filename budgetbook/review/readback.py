@@ -9,6 +9,7 @@ confuse it.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 
 from ..errors import BudgetbookError, PlanError, WorkbookError
 from ..plan.inputs import InputCell, input_cells
-from ..plan.loader import plan_from_text
+from ..plan.loader import plan_from_data
 from ..plan.model import Plan
 from ..plan.numbers import Num
 from ..plan.yamlsafe import parse_yaml_text
@@ -32,6 +33,7 @@ class OpenedWorkbook:
     path: Path
     wb: Any                          # openpyxl workbook, formulas kept
     plan_text: str
+    plan_tree: dict                  # the embedded plan's YAML, parsed once: the reference re-reads it with new inputs
     plan: Plan
     names: dict[str, tuple[str, str]]  # lower-case defined name -> (sheet title, "C7")
     findings: list[Finding] = field(default_factory=list)
@@ -44,9 +46,13 @@ class OpenedWorkbook:
 
         return workbook_layout(self.plan)
 
+    @cached_property
+    def sheet_titles(self) -> frozenset[str]:
+        return frozenset(self.wb.sheetnames)  # openpyxl builds the list anew on every call
+
     def locate(self, name: str) -> tuple[str, str] | None:
         where = self.names.get(name.lower())
-        if where is None or where[0] not in self.wb.sheetnames:
+        if where is None or where[0] not in self.sheet_titles:
             return None
         return where
 
@@ -66,7 +72,7 @@ class OpenedWorkbook:
         from ..xlsx.evaluate import evaluate_workbook
 
         try:
-            return {k.lower(): v for k, v in evaluate_workbook(self.data or self.path).items()}
+            return {k.lower(): v for k, v in evaluate_workbook(self.data or self.path, self.wb).items()}
         except BudgetbookError as exc:
             raise exc.with_source(str(self.path)) from None
         except Exception as exc:  # noqa: BLE001 - the formulas package gives up on what it cannot parse in many ways
@@ -82,20 +88,29 @@ def workbook_names(wb) -> tuple[dict[str, tuple[str, str]], list[Finding]]:
     names: dict[str, tuple[str, str]] = {}
     findings = []
     for name, definition in wb.defined_names.items():
-        try:
-            destinations = list(definition.destinations)
-        except Exception:  # noqa: BLE001 - a name that is a formula or an #REF!: not one of ours
-            destinations = []
-        if len(destinations) == 1 and ":" not in destinations[0][1]:
-            # one cell: a name repointed at a range is not one of ours (its cell reads as a tuple)
-            sheet, ref = destinations[0]
-            names[name.lower()] = (sheet, ref.replace("$", ""))
+        # one cell (`'Inputs'!$D$4`): a name that is a formula, an #REF! or a range is not one of ours
+        # (openpyxl's `destinations` tokenizes every name's text: the slowest part of reading a big book)
+        where = single_cell(definition.attr_text or "")
+        if where is not None:
+            names[name.lower()] = where
     for ws in wb.worksheets:
         for name in getattr(ws, "defined_names", {}) or {}:
             findings.append(Finding("sheet_scoped_name", f"name `{name}` is scoped to sheet {ws.title}: "
                                     "it evaluates to #REF! outside Excel; make it workbook-scoped",
                                     sheet=ws.title, name=name))
     return names, findings
+
+
+_SHEET_CELL = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!:\s(),]+))!\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
+
+
+def single_cell(text: str) -> tuple[str, str] | None:
+    """(sheet title, `D4`) of a defined name's text that is one sheet-qualified cell, else None."""
+    match = _SHEET_CELL.match(text.strip())
+    if match is None:
+        return None
+    quoted, plain_title, column, row = match.groups()
+    return (quoted.replace("''", "'") if quoted is not None else plain_title), f"{column.upper()}{row}"
 
 
 def open_book(path: Path) -> OpenedWorkbook:
@@ -116,12 +131,13 @@ def open_book(path: Path) -> OpenedWorkbook:
                             source=str(path))
     _version, text = embedded
     try:
-        plan = plan_from_text(text, f"{path} (embedded plan)")
+        tree = parse_yaml_text(text)
+        plan = plan_from_data(tree, f"{path} (embedded plan)")
     except PlanError as exc:
         raise WorkbookError(f"its embedded plan is damaged: {exc.reason}", source=str(path)) from None
     names, findings = workbook_names(wb)
     findings = [Finding(kind, sentence) for kind, sentence in loaded.info.notes()] + findings
-    return OpenedWorkbook(path, wb, text, plan, names, findings, loaded.info.data)
+    return OpenedWorkbook(path, wb, text, tree, plan, names, findings, loaded.info.data)
 
 
 def formula_of(value: Any) -> str | None:
@@ -176,8 +192,4 @@ def read_inputs(book: OpenedWorkbook, cells: list[InputCell], evaluated: dict[st
     return values, findings
 
 
-def plan_data(text: str) -> dict:
-    return parse_yaml_text(text)
-
-
-__all__ = ["OpenedWorkbook", "input_cells", "is_error_value", "open_book", "plan_data", "read_inputs"]
+__all__ = ["OpenedWorkbook", "input_cells", "is_error_value", "open_book", "read_inputs"]

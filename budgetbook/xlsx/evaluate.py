@@ -65,17 +65,19 @@ def _quiet_formulas():
             excel.tqdm = loud
 
 
-def evaluate_workbook(source: str | os.PathLike | bytes) -> dict[str, Any]:
+def evaluate_workbook(source: str | os.PathLike | bytes, workbook: Any = None) -> dict[str, Any]:
     """{defined name: evaluated value} for every workbook-scoped name; Excel errors as text ('#REF!').
 
     Tries `fasteval.evaluate_fast` (same engine, one compilation per formula shape) and falls back to
     `formulas.ExcelModel` for whatever it does not handle (see fasteval's module docstring).
+    `workbook`, the openpyxl workbook of `source` when the caller has loaded it already, spares a
+    second load (formulas kept, not read-only).
     """
     from .fasteval import evaluate_fast
 
     _quiet_formulas_log()
     try:
-        return evaluate_fast(source)
+        return evaluate_fast(source if workbook is None else workbook)
     except Exception:  # noqa: BLE001  fasteval.Unsupported, or anything unforeseen: the reference path decides
         return evaluate_with_model(source)
 

@@ -75,14 +75,14 @@ def evaluate_fast(source: Any) -> dict[str, Any]:
     """{defined name: value} for every workbook-scoped name; Excel errors as text; see the module doc."""
     grid = CellGrid(_load(source))
     plans = plan_formulas(grid)
-    order, on_cycle = _evaluation_order(_dependencies(grid, plans))
+    deps = _dependencies(grid, plans)
+    order, on_cycle = _evaluation_order(deps)
     evaluator = _Evaluator(grid)
-    for cell in order:
-        if cell not in on_cycle:
-            evaluator.compute(cell, plans[cell])
+    for batch in _batches(order, on_cycle, deps, plans):
+        evaluator.compute(batch, plans)
     names = {}
     for name in grid.workbook.defined_names:
-        value = evaluator.value_of(grid.names[name.upper()])
+        value = evaluator.raw_value(grid.names[name.upper()])
         names[name] = None if value is None else plain(value)
     return names
 
@@ -152,6 +152,25 @@ def _evaluation_order(deps: dict[CellKey, list[CellKey]]) -> tuple[list[CellKey]
     return order, on_cycle
 
 
+def _batches(order: list[CellKey], on_cycle: set[CellKey], deps: dict[CellKey, list[CellKey]],
+             plans: dict[CellKey, FormulaPlan]) -> list[list[CellKey]]:
+    """The cells to compute, in batches: one batch per elementwise shape per level, else one cell each.
+
+    A cell's level is one more than the highest level of the formula cells it reads, so no cell reads
+    a cell of its own level or a later one: a level's cells can be computed in any grouping.
+    """
+    level: dict[CellKey, int] = {}
+    by_level: dict[int, dict[Any, list[CellKey]]] = {}
+    for cell in order:
+        if cell in on_cycle:
+            continue
+        level[cell] = depth = 1 + max((level.get(d, 0) for d in deps[cell]), default=0)
+        shape = plans[cell].shape
+        key = id(shape) if shape.elementwise else cell
+        by_level.setdefault(depth, {}).setdefault(key, []).append(cell)
+    return [batch for depth in sorted(by_level) for batch in by_level[depth].values()]
+
+
 def _range_of(target: Area) -> Ranges:
     sheet, r1, c1, r2, c2 = target
     a = f"{col_letters(c1)}{r1}"
@@ -165,29 +184,77 @@ class _Evaluator:
 
     def __init__(self, grid: CellGrid):
         self.grid = grid
-        self.results: dict[CellKey, Ranges] = {}  # absent: no value
+        self.results: dict[CellKey, Any] = {}  # the cell's value, as a 1x1 result holds it; absent: no value
 
-    def compute(self, cell: CellKey, plan: FormulaPlan) -> None:
+    def compute(self, batch: list[CellKey], plans: dict[CellKey, FormulaPlan]) -> None:
+        """Store the result of every cell of the batch that has one (see `_batches`)."""
+        if len(batch) == 1 or not self._compute_column(batch, plans):
+            for cell in batch:
+                self._compute_one(cell, plans[cell])
+
+    def _compute_one(self, cell: CellKey, plan: FormulaPlan) -> None:
         """Store the cell's result, unless an input has no value or the formula raises."""
         args = []
-        for i in plan.order:
+        for i in plan.shape.order:
             value = self.value_of(plan.targets[i])
             if value is None:
                 return
             args.append(value)
-        out = self._call(plan, args)
+        out = self._call(plan.shape.func, args)
         if out is not _NO_VALUE:
             sheet, row, col = cell
-            self.results[cell] = format_output(_range_of((sheet, row, col, row, col)), replace_empty(out))
+            self.results[cell] = format_output(_range_of((sheet, row, col, row, col)), replace_empty(out)).value[0, 0]
+
+    def _compute_column(self, batch: list[CellKey], plans: dict[CellKey, FormulaPlan]) -> bool:
+        """One call for the whole batch, each input a column with a row per cell; False to go cell by cell.
+
+        The batch shares an elementwise shape (`shapes.is_elementwise`): row i of the result is what
+        cell i alone would give. A cell with an input without a value is left without one, as alone.
+        """
+        shape = plans[batch[0]].shape
+        cells, columns = [], [[] for _ in shape.order]
+        for cell in batch:
+            row = [self.raw_value(plans[cell].targets[i]) for i in shape.order]
+            if any(v is None for v in row):
+                continue
+            cells.append(cell)
+            for column, value in zip(columns, row):
+                column.append(value)
+        if not cells:
+            return True
+        rng = _range_of(("COLUMN", 1, 1, len(cells), 1))
+        args = [format_output(rng, np.array(column, object).reshape(-1, 1)) for column in columns]
+        out = self._call(shape.func, args)
+        if out is _NO_VALUE:
+            return False  # which cell raised is for each cell to find out alone
+        out = replace_empty(out)
+        values = np.asarray(out.value if isinstance(out, Ranges) else out, object)
+        if values.shape != (len(cells), 1):
+            return False
+        for cell, value in zip(cells, values[:, 0]):
+            self.results[cell] = value
+        return True
 
     @staticmethod
-    def _call(plan: FormulaPlan, args: list[Ranges]) -> Any:
+    def _call(func: Any, args: list[Ranges]) -> Any:
         try:
-            return plan.func(*args)
+            return func(*args)
         except sh.DispatcherError as ex:
             return _NAME_ERROR if isinstance(ex.ex, NotImplementedError) else _NO_VALUE
         except Exception:  # noqa: BLE001  as ExcelModel's dispatcher: a formula that raises has no value
             return _NO_VALUE
+
+    def raw_value(self, target: Area) -> Any:
+        """What a single cell holds as a 1x1 result would (a Ranges for an area); None: no value."""
+        sheet, r1, c1, r2, c2 = target
+        if (r1, c1) != (r2, c2):
+            return self.value_of(target)
+        if sheet not in self.grid.sheets:
+            return _REF_ERROR
+        key = (sheet, r1, c1)
+        if key in self.grid.formulas:
+            return self.results.get(key)
+        return self.grid.values.get(key, sh.EMPTY)
 
     def value_of(self, target: Area) -> Ranges | None:
         """A Ranges for a reference, or None when a formula cell it covers has no value."""
@@ -196,10 +263,8 @@ class _Evaluator:
         if sheet not in self.grid.sheets:
             return format_output(rng, replace_empty(_REF_ERROR))
         if (r1, c1) == (r2, c2):
-            key = (sheet, r1, c1)
-            if key in self.grid.formulas:
-                return self.results.get(key)
-            return format_output(rng, self.grid.values.get(key, [[sh.EMPTY]]))
+            value = self.raw_value(target)
+            return None if value is None else format_output(rng, [[value]])
         return self._area_value(target, rng)
 
     def _area_value(self, target: Area, rng: Ranges) -> Ranges | None:
@@ -214,7 +279,7 @@ class _Evaluator:
                     got = results.get(key)
                     if got is None:
                         return None
-                    out[r - r1, c - c1] = got.value[0, 0] if got.value.shape == (1, 1) else got.value
+                    out[r - r1, c - c1] = got
                 elif key in values:
                     out[r - r1, c - c1] = values[key]
         return format_output(rng, out)

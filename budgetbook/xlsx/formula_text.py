@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from collections.abc import Mapping
 from typing import cast
 
 from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
@@ -28,7 +29,6 @@ from openpyxl.utils.cell import column_index_from_string, get_column_letter
 
 from ..errors import WorkbookError
 
-CellNames = dict[tuple[str, str], str]
 
 _CELL = re.compile(r"\$?([A-Za-z]{1,3})\$?(\d+)")
 _COLS = re.compile(r"\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}")
@@ -230,15 +230,30 @@ def _range_cells(cell_range: str) -> list[str] | None:
     return [f"{get_column_letter(c)}{r}" for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
 
 
-def to_names(formula: str, sheet: str, cell_names: CellNames) -> str:
+class CellNames(dict[tuple[str, str], str]):
+    """(SHEET, `C7`) -> DEFINED_NAME, spelled canonically (upper case, no `$`).
+
+    Built once per workbook and shared by every `to_names` call: building it
+    per formula made the formula audit quadratic in the workbook's size.
+    """
+
+    @classmethod
+    def of(cls, mapping: Mapping[tuple[str, str], str]) -> CellNames:
+        if isinstance(mapping, CellNames):
+            return mapping
+        return cls({(s.upper(), c.replace("$", "").upper()): n.upper() for (s, c), n in mapping.items()})
+
+
+def to_names(formula: str, sheet: str, cell_names: Mapping[tuple[str, str], str]) -> str:
     """Canonical formula text with every reference to a named cell replaced by its name.
 
-    `cell_names` maps (SHEET in upper case, cell like `C7`) to a defined name.
+    `cell_names` maps (sheet, cell like `C7`) to a defined name; pass a
+    `CellNames` when converting many formulas against one workbook.
     A range whose cells are all named becomes the tuple of their names in
     row-major order; anything else stays as a sheet-qualified A1 reference, so
     a cell the user added (`C20` on Compute) reads `COMPUTE!C20`.
     """
-    names = {(s.upper(), c.replace("$", "").upper()): n for (s, c), n in cell_names.items()}
+    names = CellNames.of(cell_names)
 
     def rewrite(ref: Ref, current: str) -> str:
         if ref.cell is not None:
@@ -247,7 +262,7 @@ def to_names(formula: str, sheet: str, cell_names: CellNames) -> str:
             found = [names.get((where, c)) for c in cells] if cells else [None]
             named = [n for n in found if n]
             if len(named) == len(found):
-                joined = ",".join(n.upper() for n in named)
+                joined = ",".join(named)
                 return f"({joined})" if ref.is_range else joined
         return _canonical_ref(ref, current)
 

@@ -31,24 +31,30 @@ _NAME_RE = re.compile(r"^[A-Za-z_\\][A-Za-z0-9_.\\?]*$")
 _PLACEHOLDER_RE = re.compile(r"^PH(\d+)!")
 
 
-class FormulaPlan(NamedTuple):
-    """How to compute one formula cell: its shape's function, fed `targets[i]` for each `i` of `order`."""
+class Shape(NamedTuple):
+    """A compiled formula shape: its function and the placeholder index of each input, in call order."""
 
     func: Callable[..., Any]
     order: list[int]
+    elementwise: bool  # single-cell inputs, operators only: one call can serve many cells (see `is_elementwise`)
+
+
+class FormulaPlan(NamedTuple):
+    """How to compute one formula cell: its shape's function, fed `targets[i]` for each `i` of `shape.order`."""
+
+    shape: Shape
     targets: list[Area]
 
 
 def plan_formulas(grid: CellGrid) -> dict[CellKey, FormulaPlan]:
     """A plan for every formula cell of `grid`, compiling each distinct shape once."""
-    compiled: dict[str, tuple[Callable[..., Any], list[int]]] = {}
+    compiled: dict[str, Shape] = {}
     plans = {}
     for cell, formula in grid.formulas.items():
         text, targets = shape_of(formula, cell[0], grid)
         if text not in compiled:
             compiled[text] = compile_shape(text)
-        func, order = compiled[text]
-        plans[cell] = FormulaPlan(func, order, targets)
+        plans[cell] = FormulaPlan(compiled[text], targets)
     return plans
 
 
@@ -109,7 +115,7 @@ def _placeholder(value: str, sheet: str, grid: CellGrid, targets: list[Area], sl
     return f"PH{i}!A1" if h == w == 1 else f"PH{i}!A1:{col_letters(w)}{h}"
 
 
-def compile_shape(text: str) -> tuple[Callable[..., Any], list[int]]:
+def compile_shape(text: str) -> Shape:
     """The compiled function of a shape, and the placeholder index of each of its inputs, in order."""
     try:
         func = formulas.Parser().ast(text)[1].compile()
@@ -123,4 +129,28 @@ def compile_shape(text: str) -> tuple[Callable[..., Any], list[int]]:
         if not m or rng is None:
             raise Unsupported(f"unexpected input {key}")
         order.append(int(m.group(1)))
-    return func, order
+    return Shape(func, order, is_elementwise(func))
+
+
+def _elementwise_functions() -> frozenset[int]:
+    from formulas.functions.operators import OPERATORS
+
+    return frozenset(id(OPERATORS[op]) for op in _ELEMENTWISE_OPERATORS)
+
+
+# Operators `formulas` implements as numpy.vectorize over one Excel-semantics scalar function: fed
+# columns of values, each row of the result is what that row's cell alone would give.
+_ELEMENTWISE_OPERATORS = ("+", "-", "U-", "U+", "*", "/", "^", "%", "&", ">=", "<=", "<>", "<", ">", "=")
+
+
+def is_elementwise(func: Any) -> bool:
+    """Whether one call with columns of inputs computes a whole run of cells of this shape.
+
+    True when every input is a single cell and every step is an elementwise operator. Functions
+    (SUM, AND, ...) are not: fed a column they would fold it into one value.
+    """
+    if any(":" in str(key) for key in func.inputs):
+        return False
+    allowed = _elementwise_functions()
+    return all(node.get("type") == "data" or node.get("type") == "function" and id(node.get("function")) in allowed
+               for node in func.dsp.nodes.values())
