@@ -218,7 +218,7 @@ class _Evaluator:
             if any(v is None for v in row):
                 continue
             cells.append(cell)
-            for column, value in zip(columns, row):
+            for column, value in zip(columns, row, strict=True):
                 column.append(value)
         if not cells:
             return True
@@ -231,7 +231,7 @@ class _Evaluator:
         values = np.asarray(out.value if isinstance(out, Ranges) else out, object)
         if values.shape != (len(cells), 1):
             return False
-        for cell, value in zip(cells, values[:, 0]):
+        for cell, value in zip(cells, values[:, 0], strict=True):
             self.results[cell] = value
         return True
 

@@ -19,16 +19,15 @@ quoted sheet names and operators are never mangled by a regex over the text.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from collections.abc import Mapping
 from typing import cast
 
 from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
 from openpyxl.utils.cell import column_index_from_string, get_column_letter
 
 from ..errors import WorkbookError
-
 
 _CELL = re.compile(r"\$?([A-Za-z]{1,3})\$?(\d+)")
 _COLS = re.compile(r"\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}")
