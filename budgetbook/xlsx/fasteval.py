@@ -212,7 +212,8 @@ class _Evaluator:
         cell i alone would give. A cell with an input without a value is left without one, as alone.
         """
         shape = plans[batch[0]].shape
-        cells, columns = [], [[] for _ in shape.order]
+        cells: list[CellKey] = []
+        columns: list[list[Any]] = [[] for _ in shape.order]
         for cell in batch:
             row = [self.raw_value(plans[cell].targets[i]) for i in shape.order]
             if any(v is None for v in row):
