@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from copy import copy
 
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
@@ -11,6 +12,7 @@ from openpyxl.chart.text import RichText
 from openpyxl.drawing.text import CharacterProperties, Paragraph, ParagraphProperties
 from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.styles import PatternFill, Protection
+from openpyxl.styles.cell_style import StyleArray
 from openpyxl.utils import absolute_coordinate, quote_sheetname
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
@@ -43,7 +45,9 @@ def _text(value: str) -> str:
 def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
     ws = wb.create_sheet(sheet.title)
     ws.sheet_properties.tabColor = st.TAB_COLOURS[sheet.role]
-    styles = {key: value for key, value in st.STYLES.items()}
+    # Setting font, fill, border... one by one hashes each into the workbook's style tables: most of
+    # `generate`'s time on a big book. Cells of one look share the index array openpyxl keeps per cell.
+    looks: dict[tuple[str, str | None], StyleArray] = {}
     for (row, col), cell in sorted(sheet.cells.items()):
         target = ws.cell(row, col)
         if cell.is_text and isinstance(cell.value, str):
@@ -51,12 +55,17 @@ def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
             target.data_type = "s"  # plan text starting with "=" stays text, never a formula
         else:
             target.value = cell.value
-        for attr, value in styles[cell.style].items():
+        look = (cell.style, cell.number_format)
+        if look in looks:
+            target._style = copy(looks[look])
+            continue
+        for attr, value in st.STYLES[cell.style].items():
             setattr(target, attr, value)
         if cell.number_format:
             target.number_format = cell.number_format
         if cell.style == "input":
             target.protection = _UNLOCKED
+        looks[look] = copy(target._style)
     for col, width in sheet.widths.items():
         ws.column_dimensions[_letter(col)].width = width
     if sheet.freeze:

@@ -60,7 +60,7 @@ from formulas.ranges import Ranges
 from formulas.tokens.operand import Error
 
 from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters
-from .shapes import FormulaPlan, plan_formulas
+from .shapes import FormulaPlan, Shape, StepFailed, plan_formulas
 from .values import plain
 
 __all__ = ["Unsupported", "evaluate_fast"]
@@ -200,7 +200,7 @@ class _Evaluator:
             if value is None:
                 return
             args.append(value)
-        out = self._call(plan.shape.func, args)
+        out = self._call(plan.shape, args)
         if out is not _NO_VALUE:
             sheet, row, col = cell
             self.results[cell] = format_output(_range_of((sheet, row, col, row, col)), replace_empty(out)).value[0, 0]
@@ -225,7 +225,7 @@ class _Evaluator:
             return True
         rng = _range_of(("COLUMN", 1, 1, len(cells), 1))
         args = [format_output(rng, np.array(column, object).reshape(-1, 1)) for column in columns]
-        out = self._call(shape.func, args)
+        out = self._call(shape, args)
         if out is _NO_VALUE:
             return False  # which cell raised is for each cell to find out alone
         out = replace_empty(out)
@@ -237,9 +237,14 @@ class _Evaluator:
         return True
 
     @staticmethod
-    def _call(func: Any, args: list[Ranges]) -> Any:
+    def _call(shape: Shape, args: list[Ranges]) -> Any:
+        if shape.steps is not None:
+            try:
+                return shape.steps(*args)
+            except StepFailed:
+                pass  # the dispatcher says what the failure means
         try:
-            return func(*args)
+            return shape.func(*args)
         except sh.DispatcherError as ex:
             return _NAME_ERROR if isinstance(ex.ex, NotImplementedError) else _NO_VALUE
         except Exception:  # noqa: BLE001  as ExcelModel's dispatcher: a formula that raises has no value
