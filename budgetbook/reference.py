@@ -12,13 +12,15 @@ total, and the lines reported beside it (final-run compute, serving).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .lineitems.registry import LINE_ITEMS, TOTAL, lines
 from .lineitems.scenario import MarketView, Resolved
 from .plan.model import Plan
 from .plan.numbers import SCENARIOS
+
+if TYPE_CHECKING:  # pandas costs ~0.15 s to import: `show` in JSON never needs it
+    import pandas as pd
 
 
 @dataclass
@@ -44,14 +46,21 @@ class Breakdown:
     currency: str
     markets: list[str]
     figures: list[Figure]
-    details: pd.DataFrame = field(repr=False)   # one row per market and workload: hours, compute, storage...
+    details: list[dict[str, Any]] = field(repr=False)  # a row per market and workload: hours, compute, storage...
 
     def as_json(self) -> dict:
         return {"plan": self.plan, "currency": self.currency, "markets": self.markets,
                 "figures": [f.as_dict() for f in self.figures]}
 
     def frame(self) -> pd.DataFrame:
+        import pandas as pd
+
         return pd.DataFrame([f.as_dict() for f in self.figures])
+
+    def details_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(self.details)
 
     def value(self, name: str) -> float:
         return next(f.value for f in self.figures if f.name == name)
@@ -80,7 +89,7 @@ def market_lines(plan: Plan, market_id: str, scenario: str) -> dict[str, float]:
     return out
 
 
-def workload_details(plan: Plan) -> pd.DataFrame:
+def workload_details(plan: Plan) -> list[dict[str, Any]]:
     """The base case per market and workload: the columns each line item reports of a workload."""
     rows = []
     for market in plan.markets:
@@ -91,7 +100,7 @@ def workload_details(plan: Plan) -> pd.DataFrame:
                 if item.workload_detail is not None:
                     row.update(item.workload_detail(view, workload))
             rows.append(row)
-    return pd.DataFrame(rows)
+    return rows
 
 
 def compute_breakdown(plan: Plan) -> Breakdown:

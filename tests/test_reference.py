@@ -49,7 +49,7 @@ def test_pretrain_7b_hours_lie_in_seed_band():
 def test_pretrain_7b_hybrid_runs_twelve_ablations_at_seed_prices():
     plan = load_plan("pretrain-7b")
     breakdown = compute_breakdown(plan)
-    rows = breakdown.details.set_index(["market", "workload"])
+    rows = breakdown.details_frame().set_index(["market", "workload"])
     # seed 000: an experiment that "cost $8,000 suddenly cost $3,800"
     assert rows.loc[("hyperscaler_commit", "ablations"), "compute"] / 5 == pytest.approx(8000, rel=0.01)
     assert rows.loc[("decentralized_market", "ablations"), "compute"] / 5 == pytest.approx(3800, rel=0.01)

@@ -149,7 +149,7 @@ def _names_read(book: OpenedWorkbook, name: str, current: dict[CellKey, str]) ->
             continue
         area = (ref.cell or "").replace("$", "")
         cells = (_cells_in(area, 4096) or []) if ref.is_range else [area]
-        found += [current[key] for c in cells if (key := ((ref.sheet or sheet).upper(), c)) in current]
+        found += [current[key].lower() for c in cells if (key := ((ref.sheet or sheet).upper(), c)) in current]
     return found
 
 

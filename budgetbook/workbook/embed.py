@@ -8,9 +8,12 @@ becomes a formula. Newlines are stored as `\\n`: XML readers turn a stored
 
 from __future__ import annotations
 
-from openpyxl import Workbook
+from typing import TYPE_CHECKING
 
 from ..errors import WorkbookError
+
+if TYPE_CHECKING:  # the registry reads SHEET: `show` and `--help` must not pay for openpyxl
+    from openpyxl import Workbook
 
 SHEET = "_budgetbook"
 MARKER = "budgetbook embedded plan"

@@ -12,9 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from openpyxl.utils import get_column_letter, quote_sheetname
-
 from ..errors import PlanError
+from ..xlsx.cell_grid import col_letters
 
 KINDS = ("input", "constant", "calc", "figure", "check")
 # A name Excel or LibreOffice would read as a cell (A1, XFD1048576) or an R1C1 reference
@@ -38,7 +37,7 @@ class CellSpec:
 @dataclass
 class Cell:
     value: Any
-    style: str = "text"          # a key of style.STYLES
+    style: str = "text"          # one of style.STYLE_NAMES
     number_format: str | None = None
     name: str | None = None
     is_text: bool = False        # plan text: always a string, even when it starts with "="
@@ -65,11 +64,16 @@ class Sheet:
         return a1(row, col)
 
     def ref(self, row: int, col: int, from_sheet: str) -> str:
-        return a1(row, col) if from_sheet == self.title else f"{quote_sheetname(self.title)}!{a1(row, col)}"
+        return a1(row, col) if from_sheet == self.title else f"{quoted(self.title)}!{a1(row, col)}"
 
 
 def a1(row: int, col: int) -> str:
-    return f"{get_column_letter(col)}{row}"
+    return f"{col_letters(col)}{row}"
+
+
+def quoted(title: str) -> str:
+    """A sheet title as formulas spell it, always quoted (as openpyxl's quote_sheetname, without importing it)."""
+    return "'" + title.replace("'", "''") + "'"
 
 
 class Blueprint:

@@ -59,7 +59,7 @@ def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
         if look in looks:
             target._style = copy(looks[look])
             continue
-        for attr, value in st.STYLES[cell.style].items():
+        for attr, value in st.cell_styles()[cell.style].items():
             setattr(target, attr, value)
         if cell.number_format:
             target.number_format = cell.number_format

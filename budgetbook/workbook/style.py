@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # line items read the number formats here at import: `show` must not pay for openpyxl
+    from openpyxl.styles import Font
 
 BLUE = "0000FF"            # the universal "you may type here" colour
 INPUT_FILL = "FFF2CC"      # pale yellow
@@ -10,31 +14,41 @@ HEADER_FILL = "D9E1F2"
 TAB_COLOURS = {"inputs": "FFC000", "calc": "5B9BD5", "output": "70AD47", "about": "A5A5A5",
                "hidden": "A5A5A5"}
 
-_thin = Side(style="thin", color="808080")
 FONT = "Calibri"  # named everywhere: a Font without a name renders in LibreOffice's serif default
+STYLE_NAMES = ("text", "title", "subtitle", "header", "section", "label", "unit", "note", "input", "constant",
+               "calc", "figure", "total", "check")
 
 
 def font(**kw) -> Font:
+    from openpyxl.styles import Font
+
     return Font(name=FONT, size=kw.pop("size", 11), **kw)
 
 
-STYLES = {
-    "text": {"font": font()},
-    "title": {"font": font(bold=True, size=14)},
-    "subtitle": {"font": font(italic=True, color="595959")},
-    "header": {"font": font(bold=True), "fill": PatternFill("solid", fgColor=HEADER_FILL),
-               "alignment": Alignment(horizontal="center", wrap_text=True)},
-    "section": {"font": font(bold=True, color="1F3864")},
-    "label": {"font": font()},
-    "unit": {"font": font(color="595959")},
-    "note": {"font": font(italic=True, color="595959"), "alignment": Alignment(wrap_text=False)},
-    "input": {"font": font(color=BLUE), "fill": PatternFill("solid", fgColor=INPUT_FILL)},
-    "constant": {"font": font(color="000000")},
-    "calc": {"font": font()},
-    "figure": {"font": font(bold=True)},
-    "total": {"font": font(bold=True), "border": Border(top=_thin, bottom=Side(style="double", color="808080"))},
-    "check": {"alignment": Alignment(horizontal="center")},
-}
+@cache
+def cell_styles() -> dict[str, dict[str, Any]]:
+    """Each cell style's openpyxl attributes (font, fill, alignment, border), by the names in STYLE_NAMES."""
+    from openpyxl.styles import Alignment, Border, PatternFill, Side
+
+    thin = Side(style="thin", color="808080")
+    return {
+        "text": {"font": font()},
+        "title": {"font": font(bold=True, size=14)},
+        "subtitle": {"font": font(italic=True, color="595959")},
+        "header": {"font": font(bold=True), "fill": PatternFill("solid", fgColor=HEADER_FILL),
+                   "alignment": Alignment(horizontal="center", wrap_text=True)},
+        "section": {"font": font(bold=True, color="1F3864")},
+        "label": {"font": font()},
+        "unit": {"font": font(color="595959")},
+        "note": {"font": font(italic=True, color="595959"), "alignment": Alignment(wrap_text=False)},
+        "input": {"font": font(color=BLUE), "fill": PatternFill("solid", fgColor=INPUT_FILL)},
+        "constant": {"font": font(color="000000")},
+        "calc": {"font": font()},
+        "figure": {"font": font(bold=True)},
+        "total": {"font": font(bold=True), "border": Border(top=thin, bottom=Side(style="double", color="808080"))},
+        "check": {"alignment": Alignment(horizontal="center")},
+    }
+
 
 _SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥", "INR": "₹"}
 
