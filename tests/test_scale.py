@@ -1,0 +1,154 @@
+"""`check` at a portfolio's scale: the same values as ExcelModel, and work that grows linearly with the book.
+
+Times are measured by benchmarks/bench_scale.py, never asserted here; these
+tests count operations instead, so a quadratic step cannot come back silently.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import sys
+from pathlib import Path
+
+import openpyxl
+import pytest
+import yaml
+from openpyxl.formula.tokenizer import Tokenizer
+from openpyxl.workbook.defined_name import DefinedName
+
+from budgetbook.plan.loader import plan_from_text
+from budgetbook.review.audit import audit_formulas
+from budgetbook.review.check import check_workbook
+from budgetbook.review.readback import open_book, single_cell
+from budgetbook.workbook import build_workbook
+from budgetbook.xlsx import fasteval, shapes
+from budgetbook.xlsx.evaluate import evaluate_with_model
+from budgetbook.xlsx.formula_text import CellNames
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from portfolio import portfolio_plan  # noqa: E402
+
+
+def portfolio_book(tmp_path: Path, workloads: int, markets: int) -> Path:
+    text = yaml.safe_dump(portfolio_plan(workloads, markets, roles=3), sort_keys=False)
+    wb = build_workbook(plan_from_text(text, "portfolio"), text, dt.date(2026, 12, 1))
+    path = tmp_path / f"portfolio-{workloads}x{markets}.xlsx"
+    wb.save(path)
+    return path
+
+
+def formula_cells(wb) -> int:
+    return sum(1 for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.data_type == "f")
+
+
+def test_portfolio_plan_uses_every_way_of_giving_hours():
+    plan = portfolio_plan(8, 3)
+    ways = {key for w in plan["workloads"] for key in ("flops", "ideal_gpu_hours", "cluster", "allocated_gpu_hours")
+            if key in w}
+    assert ways == {"flops", "ideal_gpu_hours", "cluster", "allocated_gpu_hours"}
+    assert plan["markets"][-1]["hybrid"]["assign"].keys() == {w["id"] for w in plan["workloads"]}
+
+
+def test_fast_evaluation_equals_excelmodel_exactly_on_a_portfolio(tmp_path):
+    data = portfolio_book(tmp_path, 8, 3).read_bytes()
+    fast, model = fasteval.evaluate_fast(data), evaluate_with_model(data)
+    assert fast.keys() == model.keys()
+    differ = {k: (fast[k], model[k]) for k in model if type(fast[k]) is not type(model[k]) or fast[k] != model[k]}
+    assert differ == {}
+    assert fast["checks_ok"] is True
+
+
+def test_one_call_computes_a_run_of_cells_of_one_shape(tmp_path, monkeypatch):
+    """Elementwise shapes are computed a level at a time, not a cell at a time."""
+    path = portfolio_book(tmp_path, 12, 3)
+    calls = []
+    real = fasteval._Evaluator._call
+
+    def counting(shape, args):
+        calls.append(shape)
+        return real(shape, args)
+
+    monkeypatch.setattr(fasteval._Evaluator, "_call", staticmethod(counting))
+    values = fasteval.evaluate_fast(path.read_bytes())
+    cells = formula_cells(openpyxl.load_workbook(path))
+    assert values["checks_ok"] is True
+    assert len(calls) < cells / 4, (len(calls), cells)
+
+
+def test_elementwise_shapes_are_only_operators_on_single_cells():
+    assert shapes.compile_shape("=PH0!A1*PH1!A1/(1-PH2!A1)").elementwise
+    assert shapes.compile_shape("=PH0!A1").elementwise
+    assert not shapes.compile_shape("=SUM(PH0!A1:A3)").elementwise
+    assert not shapes.compile_shape("=AND(PH0!A1>0,PH1!A1>0)").elementwise  # AND folds a column into one value
+    assert not shapes.compile_shape("=PH0!A1*SUM(PH1!A1,PH2!A1)").elementwise
+
+
+def _audit_work(tmp_path: Path, workloads: int, markets: int, monkeypatch) -> tuple[int, int, int]:
+    """(name maps built, tokenizer runs, formula cells) of one audit of a book whose names were touched.
+
+    A user's extra defined name means the current names are not the generated ones, so every formula
+    goes the long way: rewritten into names and compared, not matched by its text.
+    """
+    path = portfolio_book(tmp_path, workloads, markets)
+    wb = openpyxl.load_workbook(path)
+    wb.defined_names["my_helper"] = DefinedName("my_helper", attr_text="'About'!$Z$99")
+    edited = tmp_path / f"edited-{workloads}.xlsx"
+    wb.save(edited)
+    book = open_book(edited)
+    evaluated = book.evaluate()
+    cells = formula_cells(wb)
+    built, tokenized = [], []
+    make_map, tokenize = CellNames.__init__, Tokenizer.__init__
+
+    def counting_map(self, *args, **kwargs):
+        built.append(1)
+        make_map(self, *args, **kwargs)
+
+    def counting_tokenizer(self, *args, **kwargs):
+        tokenized.append(1)
+        tokenize(self, *args, **kwargs)
+
+    monkeypatch.setattr(CellNames, "__init__", counting_map)
+    monkeypatch.setattr(Tokenizer, "__init__", counting_tokenizer)
+    findings = audit_formulas(book, evaluated)
+    monkeypatch.undo()
+    assert findings == []  # a helper name is no edit of a generated formula
+    return len(built), len(tokenized), cells
+
+
+def test_audit_work_grows_linearly_with_the_book(tmp_path, monkeypatch):
+    small = _audit_work(tmp_path, 3, 2, monkeypatch)
+    large = _audit_work(tmp_path, 24, 4, monkeypatch)
+    assert large[2] > 5 * small[2]
+    for maps, tokenized, cells in (small, large):
+        assert maps <= 2  # the generated and the current map, once per audit, never once per formula
+        assert tokenized <= 4 * cells  # each formula and its generated twin, rewritten then normalized
+
+
+def test_check_of_an_untouched_portfolio_is_clean(tmp_path):
+    report = check_workbook(portfolio_book(tmp_path, 20, 4))
+    assert report.ok and report.findings == []
+    assert {f["market"] for f in report.figures} == {"m0", "m1", "m2", "m3", "hybrid"}
+    assert all(f["difference"] == pytest.approx(0, abs=1e-6) for f in report.figures)
+
+
+@pytest.mark.parametrize("text, where", [
+    ("'Inputs'!$D$4", ("Inputs", "D4")),
+    ("Inputs!D4", ("Inputs", "D4")),
+    ("'Bob''s sheet'!$aa$10", ("Bob's sheet", "AA10")),
+    ("'Inputs'!$D$4:$D$5", None),
+    ("#REF!", None),
+    ("'Inputs'!#REF!", None),
+    ("Inputs!D4,Inputs!D5", None),
+    ("=1+2", None),
+])
+def test_single_cell_names(text, where):
+    assert single_cell(text) == where
+
+
+def test_portfolio_book_round_trips_through_bytes(tmp_path):
+    """The benchmark's books are real workbooks: openpyxl reads back every defined name as one cell."""
+    path = portfolio_book(tmp_path, 4, 2)
+    wb = openpyxl.load_workbook(io.BytesIO(path.read_bytes()))
+    assert all(single_cell(d.attr_text) is not None for d in wb.defined_names.values())
