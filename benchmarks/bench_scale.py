@@ -1,6 +1,6 @@
 """How `show`, `generate` and `check` scale with a portfolio's size, beside two reference engines.
 
-    python benchmarks/bench_scale.py [--sizes 10x2,60x5,150x5,300x6,500x8] [--repeat 3]
+    python benchmarks/bench_scale.py [--sizes 10x2,60x5,150x5,300x6,400x6,500x6] [--repeat 3]
                                      [--model-up-to 7000] [--no-libreoffice] [--stages]
 
 Each size is WORKLOADSxMARKETS of a `portfolio.py` plan (roles grow with it).
@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -47,11 +48,19 @@ CLI = [sys.executable, "-c", "from budgetbook.cli import run; run()"]
 MODEL = [sys.executable, "-c", "import sys, formulas; formulas.ExcelModel().loads(sys.argv[1]).finish().calculate()"]
 
 
-def measure(cmd: list[str], timeout: float = 900) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MB) of one fresh process; raises if it fails."""
+def measure(cmd: list[str], timeout: float = 300) -> tuple[float, float] | None:
+    """(wall seconds, peak RSS in MB) of one fresh process; None when it runs past `timeout` (it is killed)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() - start > timeout:
+            os.killpg(proc.pid, signal.SIGKILL)  # soffice.bin is a grandchild: the whole session goes
+            os.wait4(proc.pid, 0)
+            return None
+        time.sleep(0.005)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
@@ -64,6 +73,12 @@ def formula_cells(book: Path) -> int:
 
     wb = openpyxl.load_workbook(book)
     return sum(1 for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.data_type == "f")
+
+
+def defined_names(book: Path) -> int:
+    import openpyxl
+
+    return len(openpyxl.load_workbook(book).defined_names)
 
 
 def soffice_command(book: Path, out_dir: Path) -> list[str] | None:
@@ -97,40 +112,50 @@ def run_size(workloads: int, markets: int, tmp: Path, args) -> dict:
         "check": CLI + ["check", str(book)],
     }
     measure(tools["generate"])
-    cells = formula_cells(book)
+    cells, names = formula_cells(book), defined_names(book)
     lo = None if args.no_libreoffice else soffice_command(book, tmp / "lo")
     if lo is not None:
         tools["libreoffice"] = lo
-        measure(lo)  # warm the profile and the page cache: not part of any row
+        measure(lo, args.timeout)  # warm the profile and the page cache: not part of any row
     if cells <= args.model_up_to:
         tools["excelmodel"] = MODEL + [str(book)]
-    runs: dict[str, list[tuple[float, float]]] = {tool: [] for tool in tools}
+    runs: dict[str, list[tuple[float, float] | None]] = {tool: [] for tool in tools}
     for _ in range(args.repeat):  # interleaved: a slow moment of the machine hits every tool alike
-        for tool, cmd in tools.items():
-            runs[tool].append(measure(cmd))
-            if tool == "excelmodel" and args.repeat > 1 and runs[tool][0][0] > 60:
-                tools = {k: v for k, v in tools.items() if k != "excelmodel"}  # once is enough at a minute
-    row = {"workloads": workloads, "markets": markets, "cells": cells}
+        for tool, cmd in list(tools.items()):
+            got = measure(cmd, args.timeout)
+            runs[tool].append(got)
+            if got is None or tool == "excelmodel" and got[0] > 60:
+                del tools[tool]  # hung, or once is enough at a minute
+    row: dict = {"workloads": workloads, "markets": markets, "cells": cells, "names": names}
     for tool, samples in runs.items():
-        row[tool] = (statistics.median(s for s, _ in samples), max(mb for _, mb in samples))
+        done = [s for s in samples if s is not None]
+        row[tool] = (statistics.median(s for s, _ in done), max(mb for _, mb in done)) if done else "timeout"
     if args.stages:
         row["stages"] = check_stages(book)
     return row
 
 
-def _cell(value: tuple[float, float] | None) -> str:
-    return f"{'-':>14}" if value is None else f"{value[0]:7.2f} {value[1]:4.0f}MB"
+def _cell(value: tuple[float, float] | str | None) -> str:
+    if value is None:
+        return f"{'-':>14}"
+    if isinstance(value, str):
+        return f"{value:>14}"
+    return f"{value[0]:7.2f} {value[1]:4.0f}MB"
+
+
+def _ratio(a, b, suffix: str = "") -> str | None:
+    return f"{a[0] / b[0]:.2f}{suffix}" if isinstance(a, tuple) and isinstance(b, tuple) else None
 
 
 def print_table(rows: list[dict]) -> None:
-    print(f"{'plan':>8} {'cells':>7} | {'show s':>14} {'generate s':>14} {'check s':>14} | "
+    print(f"{'plan':>8} {'cells':>7} {'names':>7} | {'show s':>14} {'generate s':>14} {'check s':>14} | "
           f"{'LibreOffice s':>14} {'ExcelModel s':>14} | {'check/LO':>8} {'Model/check':>11} {'s/1k cells':>10}")
-    print("-" * 133)
+    print("-" * 141)
     for row in rows:
         check, lo, model = row["check"], row.get("libreoffice"), row.get("excelmodel")
-        ratio_lo = f"{check[0] / lo[0]:8.2f}" if lo else f"{'-':>8}"
-        ratio_model = f"{model[0] / check[0]:10.1f}x" if model else f"{'-':>11}"
-        print(f"{row['workloads']:>4}x{row['markets']:<3} {row['cells']:7,} | {_cell(row['show'])} "
+        ratio_lo = f"{_ratio(check, lo) or '-':>8}"
+        ratio_model = f"{_ratio(model, check, 'x') or '-':>11}"
+        print(f"{row['workloads']:>4}x{row['markets']:<3} {row['cells']:7,} {row['names']:7,} | {_cell(row['show'])} "
               f"{_cell(row['generate'])} {_cell(check)} | {_cell(lo)} {_cell(model)} | {ratio_lo} {ratio_model} "
               f"{1000 * check[0] / row['cells']:10.3f}")
     if any("stages" in row for row in rows):
@@ -148,11 +173,13 @@ def print_table(rows: list[dict]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="10x2,60x5,150x5,300x6,500x8", help="WORKLOADSxMARKETS, comma-separated")
+    parser.add_argument("--sizes", default="10x2,60x5,150x5,300x6,400x6,500x6",
+                        help="WORKLOADSxMARKETS, comma-separated")
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds; medians are reported")
     parser.add_argument("--model-up-to", type=int, default=7000, help="run ExcelModel up to this many cells")
     parser.add_argument("--no-libreoffice", action="store_true")
     parser.add_argument("--stages", action="store_true", help="also time check's stages in-process")
+    parser.add_argument("--timeout", type=float, default=180, help="seconds before a run counts as hung")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:

@@ -81,11 +81,14 @@ def _final_mode(dest: Path) -> int:
         return 0o666 & ~umask
 
 
-def _describe(exc: OSError) -> str:
+def describe_os_error(exc: OSError) -> str:
+    """An OSError in a few words for a one-line message."""
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return "permission denied"
-    if exc.errno == errno.ENOSPC:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return "no space left on the device"
+    if exc.errno == errno.EPIPE:
+        return "the reader closed the pipe"
     return exc.strerror or type(exc).__name__
 
 
@@ -100,7 +103,7 @@ def atomic_output(path: PathLike, *, protect: Iterable[PathLike] = ()) -> Iterat
     try:
         fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
     except OSError as exc:
-        raise OutputError(f"cannot write in {dest.parent}: {_describe(exc)}", source=str(dest)) from None
+        raise OutputError(f"cannot write in {dest.parent}: {describe_os_error(exc)}", source=str(dest)) from None
     os.close(fd)
     tmp = Path(tmp_name)
     try:
@@ -110,7 +113,7 @@ def atomic_output(path: PathLike, *, protect: Iterable[PathLike] = ()) -> Iterat
         os.chmod(tmp, _final_mode(dest))
         os.replace(tmp, dest)
     except OSError as exc:
-        raise OutputError(f"cannot write: {_describe(exc)}", source=str(dest)) from None
+        raise OutputError(f"cannot write: {describe_os_error(exc)}", source=str(dest)) from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import sys
 import traceback
 import warnings
@@ -13,8 +16,10 @@ from typing import TYPE_CHECKING, Annotated, TypeGuard
 import typer
 
 from . import __version__
+from .atomic import describe_os_error
 from .errors import BudgetbookError
 from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL
+from .signals import Terminated, signals_as_exceptions
 
 if TYPE_CHECKING:
     from click import ClickException
@@ -23,6 +28,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="Turn an ML training budget into an Excel workbook of live formulas.")
 
 _DEBUG = {"on": False}
+_NOTHING_HALF_WRITTEN = "no file was left half-written (outputs are replaced only once complete)"
 
 PlanArgument = Annotated[str | None, typer.Argument(help="Plan file or template name (default: finetune-13b-lora).")]
 
@@ -163,7 +169,7 @@ def extract(
 
 def main(argv: list[str] | None = None) -> int:
     """Run the app; a `BudgetbookError` is one line on stderr, anything else one line saying it is a bug."""
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), signals_as_exceptions():
         # "always": a warning is about this plan, so a second run in one process must show it too
         warnings.simplefilter("always")
         warnings.showwarning = lambda message, *a, **k: print(f"Warning: {message}", file=sys.stderr)
@@ -183,6 +189,16 @@ def _run(argv: list[str] | None) -> int:
     except typer.Abort:
         print("Aborted.", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"Error: interrupted; {_NOTHING_HALF_WRITTEN}", file=sys.stderr)
+        return 128 + signal.SIGINT
+    except Terminated as exc:
+        why = "interrupted" if exc.signum == signal.SIGINT else f"stopped by {exc.signal_name}"
+        print(f"Error: {why}; {_NOTHING_HALF_WRITTEN}", file=sys.stderr)
+        return 128 + exc.signum
+    except OSError as exc:  # files are the api's to report; what is left is the output stream itself
+        print(f"Error: cannot write the output: {describe_os_error(exc)}", file=sys.stderr)
+        return 2
     except Exception as exc:  # noqa: BLE001 - anything else is a bug, reported as one; click usage errors too
         if _is_usage_error(exc):
             message = exc.format_message().replace("Value error, ", "")
@@ -209,4 +225,12 @@ def _is_usage_error(exc: Exception) -> TypeGuard[ClickException]:
 
 
 def run() -> None:
-    sys.exit(main())
+    code = main()
+    try:
+        sys.stdout.flush()  # now, not at interpreter exit, where a failure is a traceback-like notice
+    except OSError as exc:
+        print(f"Error: cannot write the output: {describe_os_error(exc)}", file=sys.stderr)
+        code = code or 2
+        with contextlib.suppress(OSError):  # what is still buffered goes nowhere, quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(code)
