@@ -33,9 +33,9 @@ def test_every_help_command_is_documented(capsys):
 def test_every_command_help_option_is_documented(capsys):
     for command in help_commands(capsys):
         assert main([command, "--help"]) == 0
-        options = re.findall(r"(--[a-z][a-z-]+)(?:\s+(-[a-zA-Z])\b)?", capsys.readouterr().out)
+        options = re.findall(r"(?:(-[a-zA-Z]), )?(--[a-z][a-z-]+)", capsys.readouterr().out)  # `-o, --output`
         row = next(line for line in README.splitlines() if line.startswith(f"| `budgetbook {command}"))
-        for long, short in options:
+        for short, long in options:
             if long != "--help":
                 assert long in row or (short and f"{short} " in row), (command, long, row)
 
