@@ -21,6 +21,18 @@ _CELL_LIKE = re.compile(r"^([A-Za-z]{1,3}[0-9]+|[Rr][0-9]*[Cc]?[0-9]*|[Cc][0-9]*
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
 
 
+class BadName(PlanError):
+    """A defined name the plan's ids make that a workbook cannot hold; `name` is the name.
+
+    The plan loader lays every plan out (`plan.loader.refuse_unwritable`) and names
+    the id in the message, so `show` refuses what `generate` cannot write.
+    """
+
+    def __init__(self, name: str, problem: str, *, source: str | None = None):
+        super().__init__(problem, source=source)
+        self.name = name
+
+
 @dataclass(frozen=True)
 class CellSpec:
     """One named cell as generated: `check` finds it by `name` and compares `formula`."""
@@ -101,13 +113,12 @@ class Blueprint:
         if kind not in KINDS:
             raise ValueError(f"unknown cell kind {kind!r}")
         if not _NAME.match(name) or _CELL_LIKE.match(name):
-            raise PlanError(f"the ids make the workbook name `{name}`, which Excel would not accept "
-                            "as a defined name: use letters, digits and `_`", source=self.plan_name)
+            raise BadName(name, f"the ids make the workbook name `{name}`, which Excel would not accept "
+                          "as a defined name: use letters, digits and `_`", source=self.plan_name)
         folded = name.lower()
         if folded in self._folded:
-            raise PlanError(f"two cells of the workbook would both be named `{name}` (ids that run into "
-                            "each other, such as `a_b` + `c` and `a` + `b_c`): rename one id",
-                            source=self.plan_name)
+            raise BadName(name, f"two cells of the workbook would both be named `{name}` (ids that run into "
+                          "each other, such as `a_b` + `c` and `a` + `b_c`): rename one id", source=self.plan_name)
         self._folded[folded] = name
         self.specs[name] = CellSpec(name, sheet.title, a1(row, col), formula, kind, item, market)
         self.where[name] = (sheet, row, col)
