@@ -105,9 +105,13 @@ def _cut(text: str, units: int) -> str:
 
 
 def sheet_title(label: str, taken: set[str]) -> str:
-    """A valid, unique sheet title: no []:*?/\\ or control characters, no edge apostrophes, at most 31
-    UTF-16 units."""
+    """A valid, unique sheet title: no []:*?/\\, control characters or `_xHHHH_` escapes, no edge
+    apostrophes, at most 31 UTF-16 units."""
     base = re.sub(r"[\[\]:*?/\\\x00-\x1f\x7f-\x9f]", "-", label).strip().strip("'").strip() or "Item"
+    # Excel and LibreOffice read `_x0041_` in a stored sheet name as `A` (OOXML ST_Xstring), while
+    # formulas keep the name as written: break every such escape, as other characters a title may
+    # not hold are broken
+    base = re.sub(r"_(?=x[0-9A-Fa-f]{4}_)", "-", base)
     title, n = _cut(base, TITLE_UNITS), 2
     while title.lower() in taken:
         suffix = f" ({n})"

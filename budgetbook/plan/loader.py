@@ -102,8 +102,9 @@ def refuse_unwritable(plan: Plan, source: str) -> None:
     """Lay the plan out as its workbook (plain data, no openpyxl) and refuse what `generate` would refuse.
 
     The schema checks each id alone; only the layout knows every defined name the
-    ids make, and two of them can meet (item `compute_x` on market `y`, the
-    compute line on market `x_y`). Checking here makes `show`, `generate`, `check` and `extract` agree on which
+    ids make: two of them can meet (item `compute_x` on market `y`, the compute
+    line on market `x_y`), or a join can spell an escape (`mkt_x1000_price`).
+    Checking here makes `show`, `generate`, `check` and `extract` agree on which
     plans are valid.
     """
     from ..workbook.build import workbook_layout

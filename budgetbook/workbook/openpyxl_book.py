@@ -18,6 +18,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.properties import PageSetupProperties
 
+from ..xlsx.xstring import escape
 from . import style as st
 from .grid import Blueprint, Sheet
 
@@ -39,9 +40,10 @@ def to_openpyxl(book: Blueprint) -> Workbook:
 
 
 def _text(value: str) -> str:
-    """Plan text with each control character XML cannot hold as `?` (raw, it would make the whole file
-    unreadable)."""
-    return ILLEGAL_CHARACTERS_RE.sub("?", value)
+    """Plan text as stored so that Excel and LibreOffice show it as written: `_x000A_` stays six characters
+    (openpyxl writes text raw, and both decode `_xHHHH_` on load), and a control character XML cannot
+    hold is `?` (raw, it would make the whole file unreadable)."""
+    return escape(ILLEGAL_CHARACTERS_RE.sub("?", value))
 
 
 def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
@@ -111,7 +113,7 @@ def _chart(ws, sheet: Sheet) -> None:
     chart = BarChart()
     chart.type = "bar"
     chart.grouping = "clustered"
-    chart.title = spec["title"]
+    chart.title = spec["title"]  # DrawingML text (`a:t`): not ST_Xstring, never decoded, so not escaped
     chart.y_axis.title = spec["currency"]
     chart.y_axis.numFmt = "#,##0"
     chart.y_axis.majorGridlines = None
