@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .plaintext import visible
+
 
 class BudgetbookError(Exception):
     """A problem the user can fix: reported as one line, exit code 2.
@@ -29,7 +31,8 @@ class BudgetbookError(Exception):
         return self
 
     def __str__(self) -> str:
-        return f"{self.source}: {self.reason}" if self.source else self.reason
+        # one line, whatever a label or file name in it holds: its control characters are shown, not obeyed
+        return visible(f"{self.source}: {self.reason}" if self.source else self.reason)
 
 
 class PlanError(BudgetbookError):

@@ -3,6 +3,10 @@
 The table keeps seed 003's three magnitudes apart: the development cost lines
 and their total first, then the final-run compute and the serving cost, under
 their own heading, so nobody reads them as parts of the total.
+
+Every text these outputs print comes from a plan or a workbook, so it goes
+through `plaintext.visible`: a label's control characters are shown, never
+sent to the terminal or into a CSV cell.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import sys
 from typing import TextIO
 
 from .lineitems.registry import beside_total_ids
+from .plaintext import visible
 from .reference import Breakdown, Figure
 
 COLUMNS = ("name", "item", "market", "label", "value", "low", "high")
@@ -44,7 +49,7 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=Text(f"{breakdown.plan} ({breakdown.currency})"), title_justify="left")
+    table = Table(title=Text(visible(f"{breakdown.plan} ({breakdown.currency})")), title_justify="left")
     table.add_column("Market")
     table.add_column("Line item")
     table.add_column("Value", justify="right")
@@ -56,13 +61,13 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
         beside = [f for f in figures if f.item in beside_total]
         for i, figure in enumerate(development):
             bold = "bold" if figure.item == "total" else ""
-            table.add_row(Text(market if i == 0 else ""), Text(figure.label, style=bold),
+            table.add_row(Text(visible(market) if i == 0 else ""), Text(visible(figure.label), style=bold),
                           Text(money(figure.value, breakdown.currency), style=bold),
                           Text(money_range(figure, breakdown.currency)))
         if beside:
             table.add_row("", Text("not in the total:", style="italic"), "", "")
         for figure in beside:
-            table.add_row("", Text(f"  {figure.label}"), Text(money(figure.value, breakdown.currency)),
+            table.add_row("", Text(f"  {visible(figure.label)}"), Text(money(figure.value, breakdown.currency)),
                           Text(money_range(figure, breakdown.currency)))
         table.add_section()
     # wide enough for a four-market plan even when stdout is not a terminal
@@ -71,7 +76,7 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
 
 def _rows(breakdown: Breakdown):
     for f in breakdown.figures:
-        yield f.name, f.item, f.market, f.label, f.value, f.low, f.high
+        yield visible(f.name), visible(f.item), visible(f.market), visible(f.label), f.value, f.low, f.high
 
 
 def render_csv(breakdown: Breakdown, out: TextIO) -> None:
@@ -85,7 +90,7 @@ def render_csv(breakdown: Breakdown, out: TextIO) -> None:
 
 
 def render_markdown(breakdown: Breakdown, out: TextIO) -> None:
-    cell = lambda text: str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    cell = lambda text: str(text).replace("\\", "\\\\").replace("|", "\\|")  # noqa: E731
     number = lambda v: "" if v is None else f"{v:,.2f}"  # noqa: E731
     out.write("| " + " | ".join(COLUMNS) + " |\n")
     out.write("|" + "---|" * 4 + "---:|" * 3 + "\n")
@@ -102,7 +107,7 @@ def render_check(report, out: TextIO | None = None) -> None:
 
     console = Console(file=out or sys.stdout, width=max(100, Console().width), highlight=False)
     status = Text("OK", style="bold green") if report.ok else Text("ERRORS FOUND", style="bold red")
-    console.print(Text(f"{report.workbook}: ") + status)
+    console.print(Text(f"{visible(report.workbook)}: ") + status)
     findings = report.sorted_findings()
     if findings:
         table = Table(title="Findings", title_justify="left")
@@ -110,13 +115,14 @@ def render_check(report, out: TextIO | None = None) -> None:
             table.add_column(column)
         styles = {"error": "red", "warning": "yellow", "info": "cyan"}
         for f in findings:
-            table.add_row(Text(f.severity, style=styles[f.severity]), f.kind, Text(f.where), Text(f.message))
+            table.add_row(Text(f.severity, style=styles[f.severity]), Text(visible(f.kind)), Text(visible(f.where)),
+                          Text(visible(f.message)))
         console.print(table)
     figures = Table(title="Figures", title_justify="left")
     for column in ("Figure", "Workbook", "Reference", "Difference"):
         figures.add_column(column, justify="left" if column == "Figure" else "right")
     number = lambda v: "" if v is None else f"{v:,.2f}"  # noqa: E731
     for row in report.figures:
-        figures.add_row(Text(row["name"]), number(row["value"]), number(row["reference"]),
+        figures.add_row(Text(visible(row["name"])), number(row["value"]), number(row["reference"]),
                         number(row.get("difference")))
     console.print(figures)

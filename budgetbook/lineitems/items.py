@@ -88,13 +88,34 @@ def reference(view: MarketView) -> dict[str, float]:
 
 # --- the sheets ---------------------------------------------------------------------------
 
+# Excel counts a sheet title's 31-character limit in UTF-16 code units: an emoji is two
+TITLE_UNITS = 31
+
+
+def _cut(text: str, units: int) -> str:
+    """The longest start of `text` of at most `units` UTF-16 units (never half an emoji), no trailing
+    space or apostrophe (Excel refuses a title ending in one)."""
+    used = 0
+    for end, char in enumerate(text):
+        used += 2 if ord(char) > 0xFFFF else 1
+        if used > units:
+            text = text[:end]
+            break
+    return re.sub(r"[\s']+$", "", text)
+
+
 def sheet_title(label: str, taken: set[str]) -> str:
-    """A valid, unique sheet title: no []:*?/\\, no edge apostrophes, at most 31 characters."""
-    base = re.sub(r"[\[\]:*?/\\\x00-\x1f]", "-", label).strip().strip("'").strip() or "Item"
-    title, n = base[:31].rstrip(), 2
+    """A valid, unique sheet title: no []:*?/\\, control characters or `_xHHHH_` escapes, no edge
+    apostrophes, at most 31 UTF-16 units."""
+    base = re.sub(r"[\[\]:*?/\\\x00-\x1f\x7f-\x9f]", "-", label).strip().strip("'").strip() or "Item"
+    # Excel and LibreOffice read `_x0041_` in a stored sheet name as `A` (OOXML ST_Xstring), while
+    # formulas keep the name as written: break every such escape, as other characters a title may
+    # not hold are broken
+    base = re.sub(r"_(?=x[0-9A-Fa-f]{4}_)", "-", base)
+    title, n = _cut(base, TITLE_UNITS), 2
     while title.lower() in taken:
         suffix = f" ({n})"
-        title, n = base[: 31 - len(suffix)].rstrip() + suffix, n + 1
+        title, n = _cut(base, TITLE_UNITS - len(suffix)) + suffix, n + 1
     taken.add(title.lower())
     return title
 

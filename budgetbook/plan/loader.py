@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import PlanError, UsageError
 from ..lineitems.registry import PLAN_MODEL
+from ..plaintext import visible
 from .catalog import CATALOG, MFU_WARNING
 from .model import GPU_PATTERN, ID_PATTERN, Plan, suggest
 from .yamlsafe import parse_yaml_text, printable_key, read_plan_text
@@ -91,9 +92,48 @@ def plan_from_data(data: Any, source: str = "<plan>") -> Plan:
         raise PlanError(describe_validation_error(exc), source=source) from None
     except RecursionError:
         raise PlanError("the plan is nested too deeply", source=source) from None
+    refuse_unwritable(plan, source)
     for message in plan_warnings(plan):
-        warnings.warn(f"{source}: {message}", PlanWarning, stacklevel=2)
+        warnings.warn(visible(f"{source}: {message}"), PlanWarning, stacklevel=2)
     return plan
+
+
+def refuse_unwritable(plan: Plan, source: str) -> None:
+    """Lay the plan out as its workbook (plain data, no openpyxl) and refuse what `generate` would refuse.
+
+    The schema checks each id alone; only the layout knows every defined name the
+    ids make: two of them can meet (item `compute_x` on market `y`, the compute
+    line on market `x_y`), or a join can spell an escape (`mkt_x1000_price`).
+    Checking here makes `show`, `generate`, `check` and `extract` agree on which
+    plans are valid.
+    """
+    from ..workbook.build import workbook_layout
+    from ..workbook.grid import BadName
+
+    try:
+        workbook_layout(plan)
+    except BadName as exc:
+        found = _id_in(plan, exc.name)
+        raise PlanError((f"`{found}`: " if found else "") + exc.reason, source=source) from None
+    except PlanError as exc:
+        raise PlanError(exc.reason, source=source) from None
+
+
+def _id_in(plan: Plan, name: str) -> str | None:
+    """The key path of the longest plan id that is a run of whole words of the defined name `name`.
+
+    The longest: of `compute_x`, `x_y` and `y` in `compute_x_y`, the id with the
+    most joints in it is the likeliest to run into its neighbours.
+    """
+    found = []
+    for key in type(plan).model_fields:
+        entries = getattr(plan, key)
+        for i, entry in enumerate(entries if isinstance(entries, list) else []):
+            ident = getattr(entry, "id", None)
+            if isinstance(ident, str) and re.search(rf"(?:^|_){re.escape(ident.lower())}(?:_|$)", name.lower()):
+                found.append((f"{key}[{i}].id", ident))
+    best = max(reversed(found), key=lambda pair: len(pair[1]), default=None)
+    return best[0] if best else None
 
 
 def key_path(loc: tuple) -> str:

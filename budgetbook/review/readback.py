@@ -123,7 +123,7 @@ def open_book(path: Path) -> OpenedWorkbook:
                             "formula evaluator cannot load; convert them to plain ranges", source=str(path))
     wb = loaded.workbook
     try:
-        embedded = read_embedded_plan(wb)
+        embedded = read_embedded_plan(wb, _stored_plan_cells(wb, loaded.info.data))
     except WorkbookError as exc:  # raised without the file's name: it only sees the sheet
         raise exc.with_source(str(path)) from None
     if embedded is None:
@@ -138,6 +138,14 @@ def open_book(path: Path) -> OpenedWorkbook:
     names, findings = workbook_names(wb)
     findings = [Finding(kind, sentence) for kind, sentence in loaded.info.notes()] + findings
     return OpenedWorkbook(path, wb, text, tree, plan, names, findings, loaded.info.data)
+
+
+def _stored_plan_cells(wb, data: bytes) -> dict[str, str] | None:
+    """The embedded plan's cells as stored in the file: openpyxl's reading of shared strings is lossy."""
+    from ..workbook.embed import SHEET
+    from ..xlsx.xstring import stored_texts
+
+    return stored_texts(data, SHEET) if data and SHEET in wb.sheetnames else None
 
 
 def formula_of(value: Any) -> str | None:

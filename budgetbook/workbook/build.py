@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-
-from openpyxl import Workbook
+from typing import TYPE_CHECKING
 
 from ..lineitems.registry import LINE_ITEMS
 from ..plan.model import Plan
@@ -14,9 +13,11 @@ from .embed import embed_plan
 from .grid import Blueprint, CellSpec
 from .inputs_sheet import build_inputs
 from .names import Inputs
-from .openpyxl_book import to_openpyxl
 from .procurement import build_procurement
 from .summary import build_summary
+
+if TYPE_CHECKING:  # the plan loader lays every plan out (`build_book`): `show` must not pay for openpyxl
+    from openpyxl import Workbook
 
 
 def build_book(plan: Plan, today: dt.date | None = None) -> Blueprint:
@@ -39,6 +40,8 @@ def workbook_layout(plan: Plan) -> list[CellSpec]:
 
 
 def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None) -> Workbook:
+    from .openpyxl_book import to_openpyxl
+
     wb = to_openpyxl(build_book(plan, today))
     embed_plan(wb, plan_text)
     wb.properties.creator = "budgetbook"

@@ -3,7 +3,9 @@
 Split into cells of at most 32,000 UTF-16 code units (Excel's limit is 32,767
 per cell, counted in UTF-16), written as text so a line starting with `=` never
 becomes a formula. Newlines are stored as `\\n`: XML readers turn a stored
-`\\r\\n` into `\\n` anyway.
+`\\r\\n` into `\\n` anyway. Each part is stored OOXML-escaped (`xlsx.xstring`), so
+plan text holding `_x000A_` is not turned into a newline by Excel or LibreOffice,
+and read back from the package as stored, since openpyxl's decoding is lossy.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import WorkbookError
+from ..xlsx.xstring import escape, unescape
 
 if TYPE_CHECKING:  # the registry reads SHEET: `show` and `--help` must not pay for openpyxl
     from openpyxl import Workbook
@@ -44,7 +47,8 @@ def embed_plan(wb: Workbook, plan_text: str) -> None:
     chunks = split_text(plan_text.replace("\r\n", "\n").replace("\r", "\n"))
     rows = [(MARKER, "do not edit: `budgetbook check` and `extract` read the plan from here"),
             ("format", FORMAT_VERSION), ("chunks", len(chunks))]
-    rows += [(f"plan part {i + 1}", chunk) for i, chunk in enumerate(chunks)]
+    # split first, escape each part: Excel's limit counts the text shown, and each cell is decoded alone
+    rows += [(f"plan part {i + 1}", escape(chunk)) for i, chunk in enumerate(chunks)]
     for r, (key, value) in enumerate(rows, 1):
         for c, v in enumerate((key, value), 1):
             cell = ws.cell(r, c, v)
@@ -52,8 +56,13 @@ def embed_plan(wb: Workbook, plan_text: str) -> None:
                 cell.data_type = "s"
 
 
-def read_embedded_plan(wb: Workbook) -> tuple[int, str] | None:
-    """(format version, plan YAML text), or None when the workbook carries no plan."""
+def read_embedded_plan(wb: Workbook, stored: dict[str, str] | None = None) -> tuple[int, str] | None:
+    """(format version, plan YAML text), or None when the workbook carries no plan.
+
+    `stored`: the sheet's text cells as stored in the package (`xlsx.xstring.stored_texts`), exact
+    whoever saved the file. Without it the plan parts are openpyxl's values, which are exact for
+    the inline strings budgetbook writes, not always for the shared strings of Excel and LibreOffice.
+    """
     if SHEET not in wb.sheetnames:
         return None
     ws = wb[SHEET]
@@ -71,5 +80,6 @@ def read_embedded_plan(wb: Workbook) -> tuple[int, str] | None:
         value = ws.cell(row, 2).value
         if value is not None and not isinstance(value, str):
             raise WorkbookError(f"sheet `{SHEET}` cell B{row}: expected plan text, got {type(value).__name__}")
-        parts.append(value or "")
+        exact = stored.get(f"B{row}") if stored is not None else None
+        parts.append(exact if exact is not None else unescape(value or ""))
     return version, "".join(parts)

@@ -19,6 +19,21 @@ KINDS = ("input", "constant", "calc", "figure", "check")
 # A name Excel or LibreOffice would read as a cell (A1, XFD1048576) or an R1C1 reference
 _CELL_LIKE = re.compile(r"^([A-Za-z]{1,3}[0-9]+|[Rr][0-9]*[Cc]?[0-9]*|[Cc][0-9]*)$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
+# Excel and LibreOffice read `_x0041_` in a stored name as `A` (OOXML ST_Xstring), while formulas
+# keep calling it `..._x0041_...`: a name holding one breaks every formula that uses it
+_ESCAPE_LIKE = re.compile(r"_x[0-9A-Fa-f]{4}_")
+
+
+class BadName(PlanError):
+    """A defined name the plan's ids make that a workbook cannot hold; `name` is the name.
+
+    The plan loader lays every plan out (`plan.loader.refuse_unwritable`) and names
+    the id in the message, so `show` refuses what `generate` cannot write.
+    """
+
+    def __init__(self, name: str, problem: str, *, source: str | None = None):
+        super().__init__(problem, source=source)
+        self.name = name
 
 
 @dataclass(frozen=True)
@@ -101,13 +116,16 @@ class Blueprint:
         if kind not in KINDS:
             raise ValueError(f"unknown cell kind {kind!r}")
         if not _NAME.match(name) or _CELL_LIKE.match(name):
-            raise PlanError(f"the ids make the workbook name `{name}`, which Excel would not accept "
-                            "as a defined name: use letters, digits and `_`", source=self.plan_name)
+            raise BadName(name, f"the ids make the workbook name `{name}`, which Excel would not accept "
+                          "as a defined name: use letters, digits and `_`", source=self.plan_name)
+        if escape := _ESCAPE_LIKE.search(name):
+            raise BadName(name, f"the ids make the workbook name `{name}`, whose `{escape.group()}` Excel and "
+                          "LibreOffice read as an escaped character, breaking the formulas that use it: "
+                          "rename the id", source=self.plan_name)
         folded = name.lower()
         if folded in self._folded:
-            raise PlanError(f"two cells of the workbook would both be named `{name}` (ids that run into "
-                            "each other, such as `a_b` + `c` and `a` + `b_c`): rename one id",
-                            source=self.plan_name)
+            raise BadName(name, f"two cells of the workbook would both be named `{name}` (ids that run into "
+                          "each other, such as `a_b` + `c` and `a` + `b_c`): rename one id", source=self.plan_name)
         self._folded[folded] = name
         self.specs[name] = CellSpec(name, sheet.title, a1(row, col), formula, kind, item, market)
         self.where[name] = (sheet, row, col)

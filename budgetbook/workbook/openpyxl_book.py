@@ -18,6 +18,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.properties import PageSetupProperties
 
+from ..xlsx.xstring import escape
 from . import style as st
 from .grid import Blueprint, Sheet
 
@@ -39,7 +40,10 @@ def to_openpyxl(book: Blueprint) -> Workbook:
 
 
 def _text(value: str) -> str:
-    return ILLEGAL_CHARACTERS_RE.sub("?", value)
+    """Plan text as stored so that Excel and LibreOffice show it as written: `_x000A_` stays six characters
+    (openpyxl writes text raw, and both decode `_xHHHH_` on load), and a control character XML cannot
+    hold is `?` (raw, it would make the whole file unreadable)."""
+    return escape(ILLEGAL_CHARACTERS_RE.sub("?", value))
 
 
 def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
@@ -98,7 +102,7 @@ def _validations(ws, sheet: Sheet) -> None:
     for ref, rule in sheet.validations:
         dv = DataValidation(type=rule["type"], operator=rule.get("operator"), formula1=rule["formula1"],
                             formula2=rule.get("formula2"), allow_blank=False, showErrorMessage=True,
-                            errorTitle="Outside the allowed range", error=rule["message"][:255])
+                            errorTitle="Outside the allowed range", error=_text(rule["message"][:255]))
         dv.add(ref)
         ws.add_data_validation(dv)
 
@@ -109,7 +113,7 @@ def _chart(ws, sheet: Sheet) -> None:
     chart = BarChart()
     chart.type = "bar"
     chart.grouping = "clustered"
-    chart.title = spec["title"]
+    chart.title = spec["title"]  # DrawingML text (`a:t`): not ST_Xstring, never decoded, so not escaped
     chart.y_axis.title = spec["currency"]
     chart.y_axis.numFmt = "#,##0"
     chart.y_axis.majorGridlines = None
@@ -118,7 +122,7 @@ def _chart(ws, sheet: Sheet) -> None:
     chart.x_axis.scaling.orientation = "maxMin"  # first line item on top, as in the table
     for col, title in spec["series"]:
         values = Reference(ws, min_col=col, min_row=spec["first_row"], max_row=spec["last_row"])
-        chart.series.append(Series(values, title=title))
+        chart.series.append(Series(values, title=_text(title)))
     chart.set_categories(Reference(ws, min_col=1, min_row=spec["first_row"], max_row=spec["last_row"]))
     chart.x_axis.tickLblSkip = 1  # every line item labelled, not every other one
     small = CharacterProperties(sz=800)
@@ -135,7 +139,7 @@ def _print_setup(ws, sheet: Sheet, plan_name: str) -> None:
     ws.page_setup.fitToWidth = 1
     # outputs print as one page each; long input and calculation sheets run on, one page wide
     ws.page_setup.fitToHeight = 1 if sheet.role == "output" and sheet.title != "Checks" else 0
-    ws.oddHeader.left.text = re.sub("&", "&&", plan_name)
+    ws.oddHeader.left.text = _text(re.sub("&", "&&", plan_name))
     ws.oddHeader.right.text = "&A"
     ws.oddFooter.left.text = "budgetbook"
     ws.oddFooter.right.text = "Page &P of &N"

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from openpyxl.utils import get_column_letter
-
 from ..lineitems.registry import beside_lines, development_lines
 from ..plan.model import Plan
+from ..xlsx.cell_grid import col_letters
 from . import style as st
 from .grid import Blueprint
 from .rows import FIRST_COL, CalcSheet, CellOf, NameOf, Rows
@@ -16,7 +15,7 @@ def build_procurement(book: Blueprint, plan: Plan) -> None:
                       "Each column buys the same plan on one market (a hybrid splits workloads "
                       "across markets). The cheapest total is highlighted.")
     money0, money2 = st.money(plan.currency), st.money(plan.currency, 2)
-    first, last = get_column_letter(FIRST_COL), get_column_letter(FIRST_COL + len(plan.markets) - 1)
+    first, last = col_letters(FIRST_COL), col_letters(FIRST_COL + len(plan.markets) - 1)
     sheet.section("Compute bought")
     alloc = sheet.row("Allocated GPU-hours", "GPU-hours", st.HOURS, "={alloc}", "prc_alloc", alloc=CellOf("cmp_alloc"))
     sheet.row("Average price per GPU-hour (compute / allocated hours)", f"{plan.currency}/GPU-hour", money2,
