@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import weakref
 from typing import TYPE_CHECKING
 
 from ..lineitems.registry import LINE_ITEMS
@@ -34,9 +35,22 @@ def build_book(plan: Plan, today: dt.date | None = None) -> Blueprint:
     return book
 
 
-def workbook_layout(plan: Plan) -> list[CellSpec]:
-    """Every named cell as generated: inputs, constants, calculations, figures and checks."""
-    return build_book(plan, dt.date(2000, 1, 1)).layout()
+_LAYOUTS: dict[int, tuple[weakref.ref, tuple[CellSpec, ...]]] = {}
+
+
+def workbook_layout(plan: Plan) -> tuple[CellSpec, ...]:
+    """Every named cell as generated: inputs, constants, calculations, figures and checks.
+
+    Laid out once per plan object (plans are frozen): loading a plan lays it out to refuse what
+    cannot be written, and `check` reads the layout again; on a big portfolio each layout is ~1 s.
+    """
+    key = id(plan)
+    known = _LAYOUTS.get(key)
+    if known is not None and known[0]() is plan:
+        return known[1]
+    layout = tuple(build_book(plan, dt.date(2000, 1, 1)).layout())
+    _LAYOUTS[key] = (weakref.ref(plan, lambda _ref: _LAYOUTS.pop(key, None)), layout)
+    return layout
 
 
 def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None) -> Workbook:
