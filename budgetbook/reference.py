@@ -12,6 +12,7 @@ total, and the lines reported beside it (final-run compute, serving).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .lineitems.registry import LINE_ITEMS, TOTAL, lines
@@ -46,7 +47,12 @@ class Breakdown:
     currency: str
     markets: list[str]
     figures: list[Figure]
-    details: list[dict[str, Any]] = field(repr=False)  # a row per market and workload: hours, compute, storage...
+    source: Plan = field(repr=False)  # for the details, computed when asked (`check` never asks)
+
+    @cached_property
+    def details(self) -> list[dict[str, Any]]:
+        """A row per market and workload: hours, compute, storage..."""
+        return workload_details(self.source)
 
     def as_json(self) -> dict:
         return {"plan": self.plan, "currency": self.currency, "markets": self.markets,
@@ -114,4 +120,4 @@ def compute_breakdown(plan: Plan) -> Breakdown:
             ranged = (low, high) != (value, value)
             figures.append(Figure(figure_name(item, market.id), item, market.id, labels[item], value,
                                   low if ranged else None, high if ranged else None))
-    return Breakdown(plan.name, plan.currency, [m.id for m in plan.markets], figures, workload_details(plan))
+    return Breakdown(plan.name, plan.currency, [m.id for m in plan.markets], figures, plan)

@@ -83,7 +83,8 @@ def plan_from_text(text: str, source: str = "<plan>") -> Plan:
     return plan_from_data(data, source)
 
 
-def plan_from_data(data: Any, source: str = "<plan>") -> Plan:
+def plan_from_data(data: Any, source: str = "<plan>", *, shaped_like: Plan | None = None) -> Plan:
+    """The validated plan; `shaped_like`, a plan already known writable with the same ids, spares the layout."""
     if data is None:
         raise PlanError("the plan is empty", source=source)
     try:
@@ -92,7 +93,8 @@ def plan_from_data(data: Any, source: str = "<plan>") -> Plan:
         raise PlanError(describe_validation_error(exc), source=source) from None
     except RecursionError:
         raise PlanError("the plan is nested too deeply", source=source) from None
-    refuse_unwritable(plan, source)
+    if shaped_like is None or _ids(plan) != _ids(shaped_like):
+        refuse_unwritable(plan, source)
     for message in plan_warnings(plan):
         warnings.warn(visible(f"{source}: {message}"), PlanWarning, stacklevel=2)
     return plan
@@ -117,6 +119,12 @@ def refuse_unwritable(plan: Plan, source: str) -> None:
         raise PlanError((f"`{found}`: " if found else "") + exc.reason, source=source) from None
     except PlanError as exc:
         raise PlanError(exc.reason, source=source) from None
+
+
+def _ids(plan: Plan) -> list[tuple[str, int, str | None]]:
+    """Every entry's id, by section and position: what the workbook's defined names are made of."""
+    return [(key, i, getattr(entry, "id", None)) for key in type(plan).model_fields
+            for i, entry in enumerate(getattr(plan, key) if isinstance(getattr(plan, key), list) else [])]
 
 
 def _id_in(plan: Plan, name: str) -> str | None:

@@ -65,4 +65,4 @@ def _reference(book: OpenedWorkbook, values: dict) -> Breakdown:
     `--plan` gives only the old values the inputs are compared with.
     """
     data = with_values(book.plan_tree, values)
-    return compute_breakdown(plan_from_data(data, f"{book.path} (inputs)"))
+    return compute_breakdown(plan_from_data(data, f"{book.path} (inputs)", shaped_like=book.plan))
