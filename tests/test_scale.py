@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import openpyxl
 import pytest
 import yaml
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from openpyxl.formula.tokenizer import Tokenizer
 from openpyxl.workbook.defined_name import DefinedName
 from strategies import plan_data
@@ -28,6 +30,7 @@ from budgetbook.workbook import build_workbook
 from budgetbook.xlsx import fasteval, shapes
 from budgetbook.xlsx.evaluate import evaluate_with_model
 from budgetbook.xlsx.formula_text import CellNames
+from budgetbook.xlsx.numeric import NumericShape
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from portfolio import portfolio_plan  # noqa: E402
@@ -66,17 +69,34 @@ def test_one_call_computes_a_run_of_cells_of_one_shape(tmp_path, monkeypatch):
     """Elementwise shapes are computed a level at a time, not a cell at a time."""
     path = portfolio_book(tmp_path, 12, 3)
     calls = []
-    real = fasteval._Evaluator._call
+    real_call, real_run = fasteval._Evaluator._call, NumericShape.run
 
-    def counting(shape, args):
-        calls.append(shape)
-        return real(shape, args)
+    def counting_call(compiled, args):
+        calls.append("formulas")
+        return real_call(compiled, args)
 
-    monkeypatch.setattr(fasteval._Evaluator, "_call", staticmethod(counting))
+    def counting_run(self, columns, count):
+        calls.append("numeric")
+        return real_run(self, columns, count)
+
+    monkeypatch.setattr(fasteval._Evaluator, "_call", staticmethod(counting_call))
+    monkeypatch.setattr(NumericShape, "run", counting_run)
     values = fasteval.evaluate_fast(path.read_bytes())
     cells = formula_cells(openpyxl.load_workbook(path))
     assert values["checks_ok"] is True
-    assert len(calls) < cells / 4, (len(calls), cells)
+    assert 0 < len(calls) < cells / 4, (len(calls), cells)
+    assert "formulas" not in calls  # every formula budgetbook writes is numeric's to compute
+
+
+def test_a_generated_workbook_is_evaluated_without_formulas_function_table(tmp_path):
+    """`formulas`' function table imports scipy (~0.6 s): a clean budgetbook workbook never needs it."""
+    path = portfolio_book(tmp_path, 6, 3)
+    code = ("import sys; from budgetbook.xlsx.evaluate import evaluate_workbook; "
+            f"v = evaluate_workbook({str(path)!r}); assert v['checks_ok'] is True; "
+            "print(sorted(m for m in sys.modules if m.startswith(('scipy', 'formulas.functions.stat'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
 
 
 def test_elementwise_shapes_are_only_operators_on_single_cells():
@@ -171,3 +191,30 @@ def test_libyaml_reads_the_templates_and_a_portfolio_alike():
     texts.append(yaml.safe_dump(portfolio_plan(40, 4), sort_keys=False))
     for text in texts:
         assert yamlsafe.parse_yaml_text(text) == yaml.load(text, Loader=yamlsafe._PlanLoader)
+
+
+PIECES = ["C8", "$C$8", "c8", "C5:C9", "$D$4:$D$9", "Inputs!D4", "Inputs!$D$4:$D$9", "'Storage & egress'!C5",
+          "'Bob''s'!A1", "wl_mfu", "x.y", "_n1", "TRUE", "false", "1", "1.5", ".5", "1E+12", "2e-3", "10%",
+          "+", "-", "*", "/", "^", "&", "=", "<>", "<=", ">=", "<", ">", "%", "(", ")", ",", "SUM(", "IF(",
+          "LOG10(", "AND(", '"text"', " ", ":", "A:A", "3:5", "#REF!", "{1,2}", "[x]", "@", "!", "$", "'", "A1B",
+          "XFD1048577", "Sheet1!", "R1C1", "1.", "0.5E+3", "12E+3", "1E5", "9.9E-7"]
+
+
+@settings(max_examples=3000)
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=12))
+def test_quick_tokens_split_a_formula_as_openpyxl_does(pieces):
+    formula = "=" + "".join(pieces)
+    quick = shapes._quick_tokens(formula)
+    if quick is None:
+        return
+    items = Tokenizer(formula).items  # raises where the regex should have said None
+    assert [t.value for t in quick] == [t.value for t in items], formula
+    for mine, theirs in zip(quick, items, strict=True):
+        assert (mine.type, mine.subtype) == (theirs.type, theirs.subtype) or mine.type == "OPERATOR" \
+            and theirs.type.startswith("OPERATOR-") and theirs.value not in (":", ",", " "), (formula, theirs)
+
+
+def test_quick_tokens_cover_every_formula_budgetbook_writes(tmp_path):
+    wb = openpyxl.load_workbook(portfolio_book(tmp_path, 8, 3))
+    texts = [c.value for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.data_type == "f"]
+    assert all(shapes._quick_tokens(t) is not None for t in texts)

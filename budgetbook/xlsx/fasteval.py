@@ -50,23 +50,22 @@ from __future__ import annotations
 
 import io
 import os
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import schedula as sh
-from formulas.cell import format_output
-from formulas.functions import replace_empty
-from formulas.ranges import Ranges
-from formulas.tokens.operand import Error
 
 from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters
-from .shapes import FormulaPlan, Shape, StepFailed, plan_formulas
+from .numeric import NumericShape
+from .shapes import Compiled, FormulaPlan, StepFailed, plan_formulas
 from .values import plain
+
+if TYPE_CHECKING:  # `formulas` is imported only for the cells `numeric` leaves to it
+    from formulas.ranges import Ranges
 
 __all__ = ["Unsupported", "evaluate_fast"]
 
-_REF_ERROR = Error.errors["#REF!"]
-_NAME_ERROR = Error.errors["#NAME?"]
 _NO_VALUE = object()  # a formula that raised: its cell, and every cell reading it, stays without a value
 _VISITING, _DONE = 1, 2
 
@@ -166,12 +165,21 @@ def _batches(order: list[CellKey], on_cycle: set[CellKey], deps: dict[CellKey, l
             continue
         level[cell] = depth = 1 + max((level.get(d, 0) for d in deps[cell]), default=0)
         shape = plans[cell].shape
-        key = id(shape) if shape.elementwise else cell
+        key = id(shape) if shape.batchable else cell
         by_level.setdefault(depth, {}).setdefault(key, []).append(cell)
     return [batch for depth in sorted(by_level) for batch in by_level[depth].values()]
 
 
+@cache
+def _error(text: str) -> Any:
+    from formulas.tokens.operand import Error
+
+    return Error.errors[text]
+
+
 def _range_of(target: Area) -> Ranges:
+    from formulas.ranges import Ranges
+
     sheet, r1, c1, r2, c2 = target
     a = f"{col_letters(c1)}{r1}"
     ref = a if (r1, c1) == (r2, c2) else f"{a}:{col_letters(c2)}{r2}"
@@ -187,20 +195,55 @@ class _Evaluator:
         self.results: dict[CellKey, Any] = {}  # the cell's value, as a 1x1 result holds it; absent: no value
 
     def compute(self, batch: list[CellKey], plans: dict[CellKey, FormulaPlan]) -> None:
-        """Store the result of every cell of the batch that has one (see `_batches`)."""
-        if len(batch) == 1 or not self._compute_column(batch, plans):
-            for cell in batch:
+        """Store the result of every cell of the batch that has one (see `_batches`).
+
+        `numeric` computes what it can; `formulas` the cells it refuses, and shapes it cannot read.
+        """
+        shape = plans[batch[0]].shape
+        left = batch if shape.numeric is None else self._compute_numeric(batch, plans, shape.numeric)
+        if not left:
+            return
+        if len(left) == 1 or not shape.compiled.elementwise or not self._compute_column(left, plans):
+            for cell in left:
                 self._compute_one(cell, plans[cell])
+
+    def _compute_numeric(self, batch: list[CellKey], plans: dict[CellKey, FormulaPlan],
+                         numeric: NumericShape) -> list[CellKey]:
+        """Compute the batch with numpy where `numeric` answers; the cells it refuses, for `formulas`."""
+        cells: list[CellKey] = []
+        columns: dict[int, list[Any]] = {}
+        for cell in batch:
+            targets = plans[cell].targets
+            row = [self._area_cells(t) if i in numeric.ranges else self.raw_value(t) for i, t in enumerate(targets)]
+            if any(v is None for v in row):
+                continue  # an input without a value: so is this cell, as alone
+            cells.append(cell)
+            for i, value in enumerate(row):
+                columns.setdefault(i, []).append(value)
+        if not cells:
+            return []
+        values, ok = numeric.run(columns, len(cells))
+        refused = []
+        for cell, value, answered in zip(cells, values, ok, strict=True):
+            if answered:
+                self.results[cell] = value
+            else:
+                refused.append(cell)
+        return refused
 
     def _compute_one(self, cell: CellKey, plan: FormulaPlan) -> None:
         """Store the cell's result, unless an input has no value or the formula raises."""
+        from formulas.cell import format_output
+        from formulas.functions import replace_empty
+
+        compiled = plan.shape.compiled
         args = []
-        for i in plan.shape.order:
+        for i in compiled.order:
             value = self.value_of(plan.targets[i])
             if value is None:
                 return
             args.append(value)
-        out = self._call(plan.shape, args)
+        out = self._call(compiled, args)
         if out is not _NO_VALUE:
             sheet, row, col = cell
             self.results[cell] = format_output(_range_of((sheet, row, col, row, col)), replace_empty(out)).value[0, 0]
@@ -211,11 +254,15 @@ class _Evaluator:
         The batch shares an elementwise shape (`shapes.is_elementwise`): row i of the result is what
         cell i alone would give. A cell with an input without a value is left without one, as alone.
         """
-        shape = plans[batch[0]].shape
+        from formulas.cell import format_output
+        from formulas.functions import replace_empty
+        from formulas.ranges import Ranges
+
+        compiled = plans[batch[0]].shape.compiled
         cells: list[CellKey] = []
-        columns: list[list[Any]] = [[] for _ in shape.order]
+        columns: list[list[Any]] = [[] for _ in compiled.order]
         for cell in batch:
-            row = [self.raw_value(plans[cell].targets[i]) for i in shape.order]
+            row = [self.raw_value(plans[cell].targets[i]) for i in compiled.order]
             if any(v is None for v in row):
                 continue
             cells.append(cell)
@@ -225,7 +272,7 @@ class _Evaluator:
             return True
         rng = _range_of(("COLUMN", 1, 1, len(cells), 1))
         args = [format_output(rng, np.array(column, object).reshape(-1, 1)) for column in columns]
-        out = self._call(shape, args)
+        out = self._call(compiled, args)
         if out is _NO_VALUE:
             return False  # which cell raised is for each cell to find out alone
         out = replace_empty(out)
@@ -237,16 +284,16 @@ class _Evaluator:
         return True
 
     @staticmethod
-    def _call(shape: Shape, args: list[Ranges]) -> Any:
-        if shape.steps is not None:
+    def _call(compiled: Compiled, args: list[Ranges]) -> Any:
+        if compiled.steps is not None:
             try:
-                return shape.steps(*args)
+                return compiled.steps(*args)
             except StepFailed:
                 pass  # the dispatcher says what the failure means
         try:
-            return shape.func(*args)
+            return compiled.func(*args)
         except sh.DispatcherError as ex:
-            return _NAME_ERROR if isinstance(ex.ex, NotImplementedError) else _NO_VALUE
+            return _error("#NAME?") if isinstance(ex.ex, NotImplementedError) else _NO_VALUE
         except Exception:  # noqa: BLE001  as ExcelModel's dispatcher: a formula that raises has no value
             return _NO_VALUE
 
@@ -256,7 +303,7 @@ class _Evaluator:
         if (r1, c1) != (r2, c2):
             return self.value_of(target)
         if sheet not in self.grid.sheets:
-            return _REF_ERROR
+            return _error("#REF!")
         key = (sheet, r1, c1)
         if key in self.grid.formulas:
             return self.results.get(key)
@@ -264,17 +311,24 @@ class _Evaluator:
 
     def value_of(self, target: Area) -> Ranges | None:
         """A Ranges for a reference, or None when a formula cell it covers has no value."""
+        from formulas.cell import format_output
+        from formulas.functions import replace_empty
+
         sheet, r1, c1, r2, c2 = target
         rng = _range_of(target)
         if sheet not in self.grid.sheets:
-            return format_output(rng, replace_empty(_REF_ERROR))
+            return format_output(rng, replace_empty(_error("#REF!")))
         if (r1, c1) == (r2, c2):
             value = self.raw_value(target)
             return None if value is None else format_output(rng, [[value]])
-        return self._area_value(target, rng)
+        cells = self._area_cells(target)
+        return None if cells is None else format_output(rng, cells)
 
-    def _area_value(self, target: Area, rng: Ranges) -> Ranges | None:
+    def _area_cells(self, target: Area) -> np.ndarray | None:
+        """An area's values (blank cells as schedula's EMPTY), or None when a formula cell in it has no value."""
         sheet, r1, c1, r2, c2 = target
+        if sheet not in self.grid.sheets:
+            return np.array([[_error("#REF!")]], object)
         formulas, values, results = self.grid.formulas, self.grid.values, self.results
         out = np.empty((r2 - r1 + 1, c2 - c1 + 1), object)
         out[:] = sh.EMPTY
@@ -288,4 +342,4 @@ class _Evaluator:
                     out[r - r1, c - c1] = got
                 elif key in values:
                     out[r - r1, c - c1] = values[key]
-        return format_output(rng, out)
+        return out

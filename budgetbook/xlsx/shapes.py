@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Hashable
+from functools import cached_property
 from typing import Any, NamedTuple
 
-import formulas
 import schedula as sh
-from formulas.functions import DSP
 from openpyxl.formula import Tokenizer
 from openpyxl.formula.tokenizer import Token
 
 from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters, parse_ref
+from .numeric import compile_numeric
 
 # functions that read a reference's address, the calling cell, or the workbook
 _ADDRESS_FUNCTIONS = {
@@ -31,8 +31,8 @@ _NAME_RE = re.compile(r"^[A-Za-z_\\][A-Za-z0-9_.\\?]*$")
 _PLACEHOLDER_RE = re.compile(r"^PH(\d+)!")
 
 
-class Shape(NamedTuple):
-    """A compiled formula shape: its function and the placeholder index of each input, in call order."""
+class Compiled(NamedTuple):
+    """A shape as `formulas` compiled it: its function and the placeholder index of each input, in call order."""
 
     func: Callable[..., Any]  # formulas' compiled function (a schedula DispatchPipe)
     order: list[int]
@@ -40,8 +40,29 @@ class Shape(NamedTuple):
     steps: Steps | None  # the same function's steps, called without the dispatcher, where that is plain
 
 
+class Shape:
+    """One formula shape: computed by `numeric` where it can be, else (and for the cells it refuses) by `formulas`.
+
+    `formulas` compiles a shape only when asked (`compiled`): its function table alone costs ~0.6 s of
+    imports, which a workbook `numeric` computes whole never pays.
+    """
+
+    def __init__(self, text: str):
+        self.text = text
+        self.numeric = compile_numeric(text)
+
+    @cached_property
+    def compiled(self) -> Compiled:
+        return compile_shape(self.text)
+
+    @property
+    def batchable(self) -> bool:
+        """Whether one call can compute a whole level's cells of this shape."""
+        return self.numeric.elementwise if self.numeric is not None else self.compiled.elementwise
+
+
 class StepFailed(Exception):
-    """A step raised or gave no value: the dispatcher (`Shape.func`) decides what that means."""
+    """A step raised or gave no value: the dispatcher (`Compiled.func`) decides what that means."""
 
 
 class Steps:
@@ -104,13 +125,13 @@ class FormulaPlan(NamedTuple):
 
 def plan_formulas(grid: CellGrid) -> dict[CellKey, FormulaPlan]:
     """A plan for every formula cell of `grid`, compiling each distinct shape once."""
-    compiled: dict[str, Shape] = {}
+    shapes: dict[str, Shape] = {}
     plans = {}
     for cell, formula in grid.formulas.items():
         text, targets = shape_of(formula, cell[0], grid)
-        if text not in compiled:
-            compiled[text] = compile_shape(text)
-        plans[cell] = FormulaPlan(compiled[text], targets)
+        if text not in shapes:
+            shapes[text] = Shape(text)
+        plans[cell] = FormulaPlan(shapes[text], targets)
     return plans
 
 
@@ -128,7 +149,85 @@ def shape_of(formula: str, sheet: str, grid: CellGrid) -> tuple[str, list[Area]]
     return "=" + "".join(parts), targets
 
 
-def _tokens(formula: str) -> list[Token]:
+class _Quick(NamedTuple):
+    """A token as `shape_of` reads one (openpyxl's `Token` has the same three fields)."""
+
+    type: str
+    subtype: str
+    value: str
+
+
+_CELL_TEXT = r"\$?[A-Za-z]{1,3}\$?[0-9]+(?::\$?[A-Za-z]{1,3}\$?[0-9]+)?"
+_QUICK_RE = re.compile(rf"""
+    (?P<range>'(?:[^']|'')+'!{_CELL_TEXT}          # 'Storage & egress'!C5
+      | [A-Za-z_][A-Za-z0-9_.]*!{_CELL_TEXT}         # Inputs!$D$4:$D$9
+      | \$?[A-Za-z]{{1,3}}\$?[0-9]+(?::\$?[A-Za-z]{{1,3}}\$?[0-9]+)?(?![A-Za-z0-9_.(!])  # C8, $C$8, C5:C9
+      | [A-Za-z_][A-Za-z0-9_.]*(?![A-Za-z0-9_.(!:]))   # wl_mfu (a defined name), TRUE
+    | (?P<func>[A-Za-z_][A-Za-z0-9_.]*\()
+    | (?P<number>(?:[1-9](?:\.[0-9]+)?E[+-][0-9]+|[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?![A-Za-z0-9_.$'(:]))
+                                                     # openpyxl's scientific form only: `12E+3` it splits
+    | (?P<op><=|>=|<>|[-+*/^&=<>%])
+    | (?P<open>\() | (?P<close>\)) | (?P<comma>,)
+""", re.VERBOSE)
+
+
+def _quick_tokens(formula: str) -> list[_Quick] | None:
+    """The tokens `shape_of` needs of a plain formula, by one regex; None for anything else.
+
+    openpyxl's tokenizer reads a character at a time (~35 us a formula, most of planning a big
+    book). Formulas of cells, names, numbers, operators, parentheses and function calls are
+    split here instead; text, errors, arrays, spaces, whole columns, unions and anything unusual
+    return None and go through openpyxl (tests/test_scale.py holds the two equal).
+    """
+    tokens: list[_Quick] = []
+    parens: list[str] = []
+    pos, text = 1, formula
+    want_operand = True  # after an operator, `(`, `,` or the start; else an operator, `)` or `,` must follow
+    while pos < len(text):
+        match = _QUICK_RE.match(text, pos)
+        if match is None:
+            return None
+        kind, value = match.lastgroup, match.group()
+        pos = match.end()
+        if kind in ("range", "number", "func", "open") and not want_operand:
+            return None  # two operands side by side: openpyxl reads them otherwise, or not at all
+        if kind in ("close", "comma") and want_operand:
+            return None  # an empty argument or call
+        if kind == "range":
+            logical = value in ("TRUE", "FALSE")  # as openpyxl: `true` is a name
+            tokens.append(_Quick("OPERAND", "LOGICAL" if logical else "RANGE", value))
+        elif kind == "number":
+            tokens.append(_Quick("OPERAND", "NUMBER", value))
+        elif kind == "func":
+            parens.append("func")
+            tokens.append(_Quick("FUNC", "OPEN", value))
+        elif kind == "open":
+            parens.append("paren")
+            tokens.append(_Quick("PAREN", "OPEN", value))
+        elif kind == "close":
+            if not parens:
+                return None
+            tokens.append(_Quick("FUNC" if parens.pop() == "func" else "PAREN", "CLOSE", value))
+        elif kind == "comma":
+            if not parens or parens[-1] != "func":
+                return None  # outside a call a comma is Excel's union operator
+            tokens.append(_Quick("SEP", "ARG", value))
+        else:
+            if want_operand and value not in "+-":
+                return None  # only a sign may start an operand
+            tokens.append(_Quick("OPERATOR", "", value))  # prefix, infix or postfix: `shape_of` keeps it as written
+            want_operand = value != "%" or want_operand
+            continue
+        want_operand = kind in ("func", "open", "comma")
+    if want_operand:
+        return None
+    return None if parens else tokens
+
+
+def _tokens(formula: str) -> list[Token] | list[_Quick]:
+    quick = _quick_tokens(formula) if formula.startswith("=") else None
+    if quick is not None:
+        return quick
     try:
         items = Tokenizer(formula).items
     except Exception as exc:  # noqa: BLE001  whatever the tokenizer trips on, ExcelModel gets the formula
@@ -171,8 +270,11 @@ def _placeholder(value: str, sheet: str, grid: CellGrid, targets: list[Area], sl
     return f"PH{i}!A1" if h == w == 1 else f"PH{i}!A1:{col_letters(w)}{h}"
 
 
-def compile_shape(text: str) -> Shape:
+def compile_shape(text: str) -> Compiled:
     """The compiled function of a shape, and the placeholder index of each of its inputs, in order."""
+    import formulas
+    from formulas.functions import DSP
+
     try:
         func = formulas.Parser().ast(text)[1].compile()
     except Exception as exc:  # noqa: BLE001  whatever formulas cannot compile, ExcelModel reports
@@ -185,7 +287,7 @@ def compile_shape(text: str) -> Shape:
         if not m or rng is None:
             raise Unsupported(f"unexpected input {key}")
         order.append(int(m.group(1)))
-    return Shape(func, order, is_elementwise(func), Steps.of(func))
+    return Compiled(func, order, is_elementwise(func), Steps.of(func))
 
 
 def _elementwise_functions() -> frozenset[int]:

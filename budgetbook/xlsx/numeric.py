@@ -1,0 +1,298 @@
+"""Formula shapes computed with numpy over columns of numbers, where that gives exactly what `formulas` gives.
+
+`formulas` is a full Excel engine, and it costs: its function table imports
+scipy (~0.6 s a process), each shape compiles in ~10 ms, and each call goes
+through numpy.vectorize. A budgetbook workbook needs a sliver of it: the four
+arithmetic operators, comparisons, `%`, unary minus, and SUM, AND, OR,
+ISNUMBER, ABS and IF, over numbers and the booleans checks produce. This module
+evaluates exactly that sliver on plain numbers, a whole column of cells of one
+shape per call, and refuses everything else, cell by cell, so `fasteval` hands
+those cells to `formulas`:
+
+- an operand that is not a number (text, a blank, an error, a boolean where a
+  number is expected), or a boolean compared with anything;
+- a division by zero, or a result that is not finite (`formulas` turns those
+  into #DIV/0! and #NUM!: its answer is the reference);
+- any other function, text literals, `&`, `^` (0^0 and negative bases have
+  Excel rules of their own), and references used as anything but a value.
+
+What is computed is computed as `formulas` computes it: arithmetic on the
+operands converted with float() (IEEE doubles, so the same bits), comparisons
+of numbers as Python compares them, AND/OR as numpy's logical reduce, SUM as
+numpy.sum over the float values in order, IF choosing the branch value itself
+(an integer literal stays an integer), a plain reference passing its value on
+unchanged. tests/test_numeric.py holds this against `formulas` on random
+formulas and values, and tests/test_fasteval.py on every workbook we make.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import schedula as sh
+from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
+
+NUM, BOOL, OTHER, BLANK = 0, 1, 2, 3
+
+_BINARY = {  # Excel's precedence, as `formulas` has it: comparisons 1, + - 3, * / 4
+    "=": 1, "<>": 1, "<": 1, ">": 1, "<=": 1, ">=": 1, "+": 3, "-": 3, "*": 4, "/": 4,
+}
+_PERCENT, _PREFIX = 6, 7
+_FUNCTIONS = {"SUM", "AND", "OR", "ISNUMBER", "ABS", "IF"}
+_COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "=": np.equal, "<>": np.not_equal, "<": np.less, ">": np.greater, "<=": np.less_equal, ">=": np.greater_equal,
+}
+
+
+class _NotNumeric(Exception):
+    """The shape uses what this module does not compute: `formulas` takes it whole."""
+
+
+Node = tuple  # ("in", i) | ("const", value, kind) | ("neg", n) | ("pct", n) | ("op", sym, a, b) | ("call", F, args)
+
+
+class NumericShape:
+    """A shape this module can compute; `elementwise` when one call can serve a whole column of cells."""
+
+    def __init__(self, tree: Node, ranges: frozenset[int]):
+        self.tree = tree
+        self.ranges = ranges  # placeholders that stand for a range, not one cell
+        self.elementwise = not ranges and not _has_call(tree, "SUM")
+
+    def run(self, columns: dict[int, list[Any]], count: int) -> tuple[list[Any], np.ndarray]:
+        """(values, ok) for `count` cells; `columns[i]` holds placeholder i's value for each cell.
+
+        A cell whose `ok` is False got no value here and must be computed by `formulas`.
+        """
+        bad = np.zeros(count, bool)
+        values, kinds = _Run(columns, count, bad).eval(self.tree)
+        bad |= (kinds == OTHER) | (kinds == BLANK)
+        return list(values), ~bad
+
+
+def compile_numeric(shape_text: str) -> NumericShape | None:
+    """The numeric program of a shape (`=PH0!A1*PH1!A1`), or None when `formulas` must compute it."""
+    try:
+        tokens = [t for t in Tokenizer(shape_text).items if t.type != Token.WSPACE]
+        parser = _Parser(tokens)
+        tree = parser.expression(0)
+        if parser.pos != len(tokens):
+            raise _NotNumeric
+    except (_NotNumeric, TokenizerError, IndexError, ValueError):
+        return None
+    return NumericShape(tree, frozenset(parser.ranges))
+
+
+def _has_call(node: Node, name: str) -> bool:
+    if node[0] == "call":
+        return node[1] == name or any(_has_call(a, name) for a in node[2])
+    return any(_has_call(child, name) for child in node[1:] if isinstance(child, tuple))
+
+
+class _Parser:
+    """Precedence climbing over openpyxl's tokens, with the precedences `formulas` uses."""
+
+    def __init__(self, tokens: list[Token]):
+        self.tokens, self.pos = tokens, 0
+        self.ranges: set[int] = set()
+
+    def peek(self) -> Token | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self) -> Token:
+        token = self.tokens[self.pos]
+        self.pos += 1
+        return token
+
+    def expression(self, floor: int) -> Node:
+        node = self.unary()
+        while (token := self.peek()) is not None:
+            if token.type == Token.OP_POST and token.value == "%" and _PERCENT >= floor:
+                self.take()
+                if node[0] == "pct":
+                    raise _NotNumeric  # `5%%`: Excel's, but not a formula `formulas` parses
+                node = ("pct", node)
+            elif token.type == Token.OP_IN and token.value in _BINARY and _BINARY[token.value] >= floor:
+                self.take()
+                node = ("op", token.value, node, self.expression(_BINARY[token.value] + 1))
+            else:
+                break
+        return node
+
+    def unary(self) -> Node:
+        token = self.take()
+        if token.type == Token.OP_PRE and token.value in "+-":
+            following = self.peek()
+            if following is not None and following.type == Token.OP_PRE:
+                raise _NotNumeric  # formulas folds runs of signs (`-+-x` is `+x`, its value unconverted)
+            operand = self.expression(_PREFIX)
+            return ("neg", operand) if token.value == "-" else ("plus", operand)
+        if token.type == Token.PAREN and token.subtype == Token.OPEN:
+            node = self.expression(0)
+            if self.take().value != ")":
+                raise _NotNumeric
+            return node
+        if token.type == Token.FUNC and token.subtype == Token.OPEN:
+            return self.call(token.value[:-1].upper())
+        if token.type == Token.OPERAND:
+            return self.operand(token)
+        raise _NotNumeric
+
+    def call(self, name: str) -> Node:
+        if name not in _FUNCTIONS:
+            raise _NotNumeric
+        args: list[Node] = []
+        following = self.peek()
+        if following is not None and following.type == Token.FUNC and following.subtype == Token.CLOSE:
+            raise _NotNumeric  # no arguments: Excel says what that means
+        while True:
+            args.append(self.expression(0))
+            token = self.take()
+            if token.type == Token.FUNC and token.subtype == Token.CLOSE:
+                break
+            if not (token.type == Token.SEP and token.subtype == Token.ARG):
+                raise _NotNumeric
+        if name in ("ISNUMBER", "ABS") and len(args) != 1 or name == "IF" and len(args) not in (2, 3):
+            raise _NotNumeric
+        for arg in args:  # a range only where its cells are the arguments (SUM(A1:A9), AND(C2:C40))
+            if arg[0] == "in" and arg[1] in self.ranges and name not in ("SUM", "AND", "OR"):
+                raise _NotNumeric
+        return ("call", name, args)
+
+    def operand(self, token: Token) -> Node:
+        text = token.value
+        if token.subtype == Token.RANGE and text.startswith("PH") and "!" in text:
+            index, _, address = text[2:].partition("!")
+            if ":" in address:
+                self.ranges.add(int(index))
+            return ("in", int(index))
+        if token.subtype == Token.NUMBER:
+            # as `formulas` reads a literal: eval of its text (`5` an int, `0.5` and `1E+12` floats)
+            number: Any = int(text) if text.isdigit() else float(text)
+            return ("const", number, NUM)
+        if token.subtype == Token.LOGICAL:
+            return ("const", text.upper() == "TRUE", BOOL)
+        raise _NotNumeric
+
+
+def _kind(value: Any) -> int:
+    if value is sh.EMPTY:
+        return BLANK
+    if isinstance(value, (bool, np.bool_)):
+        return BOOL
+    if isinstance(value, (int, float)) and not isinstance(value, np.generic) or isinstance(value, np.floating):
+        return NUM if math.isfinite(value) else OTHER
+    return OTHER
+
+
+class _Run:
+    """One evaluation of a tree over `count` cells; marks in `bad` the cells it cannot answer."""
+
+    def __init__(self, columns: dict[int, list[Any]], count: int, bad: np.ndarray):
+        self.columns, self.count, self.bad = columns, count, bad
+
+    def eval(self, node: Node) -> tuple[np.ndarray, np.ndarray]:
+        kind = node[0]
+        if kind == "in":
+            values = np.empty(self.count, object)
+            values[:] = self.columns[node[1]] if self.count else []
+            return values, np.fromiter((_kind(v) for v in values), np.int8, self.count)
+        if kind == "const":
+            values = np.empty(self.count, object)
+            values[:] = [node[1]] * self.count
+            return values, np.full(self.count, node[2], np.int8)
+        if kind in ("neg", "pct", "plus"):
+            values, kinds = self.eval(node[1])
+            self._need(kinds, NUM)
+            numbers = self._floats(values, kinds)
+            if kind == "plus":
+                return values, kinds
+            return self._numbers(-numbers if kind == "neg" else numbers / 100.0)
+        if kind == "op":
+            return self._binary(node[1], self.eval(node[2]), self.eval(node[3]))
+        return self._call(node[1], node[2])
+
+    def _need(self, kinds: np.ndarray, *allowed: int) -> None:
+        self.bad |= ~np.isin(kinds, allowed)
+
+    def _floats(self, values: np.ndarray, kinds: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.count)
+        usable = kinds == NUM
+        out[usable] = [float(v) for v in values[usable]]
+        return out
+
+    def _numbers(self, numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.bad |= ~np.isfinite(numbers)
+        return numbers.astype(object), np.full(self.count, NUM, np.int8)
+
+    def _binary(self, op: str, left, right) -> tuple[np.ndarray, np.ndarray]:
+        (a_values, a_kinds), (b_values, b_kinds) = left, right
+        self._need(a_kinds, NUM)
+        self._need(b_kinds, NUM)
+        a, b = self._floats(a_values, a_kinds), self._floats(b_values, b_kinds)
+        if op in _COMPARE:
+            return _COMPARE[op](a, b).astype(object), np.full(self.count, BOOL, np.int8)
+        with np.errstate(all="ignore"):
+            if op == "+":
+                return self._numbers(a + b)
+            if op == "-":
+                return self._numbers(a - b)
+            if op == "*":
+                return self._numbers(a * b)
+            self.bad |= b == 0
+            return self._numbers(a / np.where(b == 0, 1.0, b))
+
+    def _call(self, name: str, args: list[Node]) -> tuple[np.ndarray, np.ndarray]:
+        if name == "IF":
+            return self._if(args)
+        if name in ("ISNUMBER", "ABS"):
+            values, kinds = self.eval(args[0])
+            if name == "ISNUMBER":
+                self._need(kinds, NUM, BOOL)  # a boolean is not a number; text and blanks are left to formulas
+                return (kinds == NUM).astype(object), np.full(self.count, BOOL, np.int8)
+            self._need(kinds, NUM)
+            return self._numbers(np.abs(self._floats(values, kinds)))
+        parts = [self._cells(arg) for arg in args]  # per argument: (cells x values, cells x kinds)
+        values = np.concatenate([p[0] for p in parts], axis=1)
+        kinds = np.concatenate([p[1] for p in parts], axis=1)
+        kept = kinds != BLANK  # a blank cell inside a range is skipped (`_cells` marks single blanks OTHER)
+        if name == "SUM":
+            self.bad |= (kept & (kinds != NUM)).any(axis=1)
+            out = np.zeros(self.count)
+            for i in range(self.count):  # numpy.sum over one cell's values, in order: formulas' own sum
+                if not self.bad[i]:
+                    out[i] = np.sum(np.array([float(v) for v, k in zip(values[i], kept[i], strict=True) if k]))
+            return self._numbers(out)
+        self.bad |= ((kinds == OTHER) | ~kept.any(axis=1, keepdims=True)).any(axis=1)
+        usable = np.where(kept & (kinds != OTHER), values, True if name == "AND" else False).astype(bool)
+        reduce = np.logical_and.reduce if name == "AND" else np.logical_or.reduce
+        return reduce(usable, axis=1).astype(object), np.full(self.count, BOOL, np.int8)
+
+    def _cells(self, arg: Node) -> tuple[np.ndarray, np.ndarray]:
+        """An argument's values as cells x values: one column, or a range's cells in row-major order."""
+        if arg[0] == "in" and self.columns and isinstance(self._first(arg[1]), np.ndarray):
+            blocks = [np.asarray(v, object).ravel() for v in self.columns[arg[1]]]
+            values = np.array(blocks, object).reshape(self.count, -1)
+            kinds = np.vectorize(_kind, otypes=[np.int8])(values) if values.size else np.zeros(values.shape, np.int8)
+            return values, kinds
+        values, kinds = self.eval(arg)
+        kinds = np.where(kinds == BLANK, OTHER, kinds).astype(np.int8)  # a single blank: formulas' rules, not ours
+        return values.reshape(-1, 1), kinds.reshape(-1, 1)
+
+    def _first(self, index: int) -> Any:
+        column = self.columns.get(index) or [None]
+        return column[0]
+
+    def _if(self, args: list[Node]) -> tuple[np.ndarray, np.ndarray]:
+        cond_values, cond_kinds = self.eval(args[0])
+        self._need(cond_kinds, NUM, BOOL)
+        yes = self.eval(args[1])
+        no = self.eval(args[2]) if len(args) == 3 else (np.full(self.count, False, object),
+                                                        np.full(self.count, BOOL, np.int8))
+        chosen = np.array([bool(v) if k != OTHER else False for v, k in zip(cond_values, cond_kinds, strict=True)])
+        values = np.where(chosen, yes[0], no[0])
+        kinds = np.where(chosen, yes[1], no[1]).astype(np.int8)
+        return values, kinds
