@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -218,3 +219,19 @@ def test_quick_tokens_cover_every_formula_budgetbook_writes(tmp_path):
     wb = openpyxl.load_workbook(portfolio_book(tmp_path, 8, 3))
     texts = [c.value for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.data_type == "f"]
     assert all(shapes._quick_tokens(t) is not None for t in texts)
+
+
+def test_a_plan_past_libreoffices_name_limit_warns_but_runs(tmp_path, capsys):
+    """LibreOffice 7.4 hangs on a workbook of 65,536 defined names (measured): say so, Excel users go on."""
+    from cli_run import run
+
+    big = tmp_path / "big.yaml"
+    big.write_text(yaml.safe_dump(portfolio_plan(500, 6, roles=3), sort_keys=False))
+    code, out, err = run(capsys, "show", big, "--format", "json")
+    assert code == 0 and json.loads(out)["figures"]
+    warning, = err.splitlines()
+    assert warning.startswith(f"Warning: {big}: its workbook has ") and "more than 65,535" in warning
+    small = tmp_path / "small.yaml"
+    small.write_text(yaml.safe_dump(portfolio_plan(300, 6, roles=3), sort_keys=False))
+    code, out, err = run(capsys, "show", small, "--format", "json")
+    assert code == 0 and err == ""

@@ -21,6 +21,11 @@ from .yamlsafe import parse_yaml_text, printable_key, read_plan_text
 DEFAULT_TEMPLATE = "finetune-13b-lora"
 
 
+# LibreOffice 7.4 counts named ranges in 16 bits: at 65,536 names `soffice --convert-to` waits forever
+# (65,535 convert in 3.6 s; measured with benchmarks/bench_scale.py's portfolios and a bare workbook)
+LIBREOFFICE_MAX_NAMES = 65_535
+
+
 class PlanWarning(UserWarning):
     """A plan that is valid but probably wrong (a sparse peak, an MFU too good to be true)."""
 
@@ -113,12 +118,16 @@ def refuse_unwritable(plan: Plan, source: str) -> None:
     from ..workbook.grid import BadName
 
     try:
-        workbook_layout(plan)
+        names = len(workbook_layout(plan))
     except BadName as exc:
         found = _id_in(plan, exc.name)
         raise PlanError((f"`{found}`: " if found else "") + exc.reason, source=source) from None
     except PlanError as exc:
         raise PlanError(exc.reason, source=source) from None
+    if names > LIBREOFFICE_MAX_NAMES:
+        warnings.warn(visible(f"{source}: its workbook has {names:,} defined names; LibreOffice (7.4) hangs opening a "
+                      f"workbook with more than {LIBREOFFICE_MAX_NAMES:,} (Excel opens it): split the plan to "
+                      "edit it in LibreOffice"), PlanWarning, stacklevel=3)
 
 
 def _ids(plan: Plan) -> list[tuple[str, int, str | None]]:
