@@ -39,7 +39,7 @@ __all__ = [
 
 def list_templates() -> list[tuple[str, str]]:
     """(name, one-line description) of every built-in template, by name."""
-    from .plan.loader import template_description, template_names
+    from .plan.templates import template_description, template_names
 
     return [(name, template_description(name)) for name in template_names()]
 
@@ -47,7 +47,7 @@ def list_templates() -> list[tuple[str, str]]:
 def init_plan(template: str, out: PathLike | None = None, *, force: bool = False) -> Path:
     """Write the commented plan file of a built-in template to `out` (default: TEMPLATE.yaml)."""
     from .atomic import write_text_atomic
-    from .plan.loader import template_text
+    from .plan.templates import template_text
 
     text = template_text(template)
     out = Path(out) if out is not None else Path(f"{template}.yaml")

@@ -5,17 +5,17 @@ from __future__ import annotations
 import re
 import typing
 import warnings
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import PlanError, UsageError
+from ..errors import PlanError
 from ..lineitems.registry import PLAN_MODEL
 from ..plaintext import visible
 from .catalog import CATALOG, MFU_WARNING
 from .model import GPU_PATTERN, ID_PATTERN, Plan, suggest
+from .templates import _templates_dir, template_description, template_names, template_text  # noqa: F401 - loader's API
 from .yamlsafe import parse_yaml_text, printable_key, read_plan_text
 
 DEFAULT_TEMPLATE = "finetune-13b-lora"
@@ -28,25 +28,6 @@ LIBREOFFICE_MAX_NAMES = 65_535
 
 class PlanWarning(UserWarning):
     """A plan that is valid but probably wrong (a sparse peak, an MFU too good to be true)."""
-
-
-def _templates_dir():
-    return resources.files("budgetbook.templates")
-
-
-def template_names() -> list[str]:
-    return sorted(p.name[: -len(".yaml")] for p in _templates_dir().iterdir() if p.name.endswith(".yaml"))
-
-
-def template_text(name: str) -> str:
-    if name not in template_names():
-        raise UsageError(f"no template named `{name}`{suggest(name, template_names())} "
-                         f"(templates: {', '.join(template_names())})")
-    return _templates_dir().joinpath(f"{name}.yaml").read_text(encoding="utf-8")
-
-
-def template_description(name: str) -> str:
-    return str(parse_yaml_text(template_text(name)).get("description", "")).strip().splitlines()[0]
 
 
 def _names_a_file(path: Path) -> bool:
