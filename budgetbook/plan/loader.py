@@ -147,9 +147,19 @@ def describe_validation_error(exc: ValidationError) -> str:
     elif kind in ("string_type", "bool_type", "dict_type", "list_type", "bool_parsing"):
         wanted = {"string_type": "text", "dict_type": "a mapping of keys", "list_type": "a list"}
         message = f"expected {wanted.get(kind, 'true or false')}, got {_shown(given)}"
-    elif kind in ("too_short", "too_long", "string_too_short", "string_too_long"):
-        message = f"{message} (got {_shown(given) if isinstance(given, str) else len(given)})"
+    elif kind in ("too_short", "too_long"):
+        message = _count_message(kind, error.get("ctx", {}), given)
+    elif kind in ("string_too_short", "string_too_long"):
+        message = f"{message} (got {_shown(given)})"
     return f"`{path}`: {message}" if path else message
+
+
+def _count_message(kind: str, ctx: dict, given: Any) -> str:
+    """`at most 50 entries, got 20,000`: a list or mapping with too many (or too few) entries."""
+    actual = int(ctx.get("actual_length", len(given) if hasattr(given, "__len__") else 0))
+    if kind == "too_long":
+        return f"at most {int(ctx.get('max_length', 0)):,} entries, got {actual:,}"
+    return f"at least {int(ctx.get('min_length', 0)):,} entries, got {actual:,}"
 
 
 def _allowed_keys(loc: tuple) -> list[str]:
