@@ -52,8 +52,30 @@ def resolve(spec: str | Path | None) -> tuple[str, str]:
     spec = DEFAULT_TEMPLATE if spec is None else spec
     path = Path(spec)
     if _names_a_file(path):
+        _refuse_workbook(path)
         return str(path), read_plan_text(path)
     return str(spec), template_text(str(spec))
+
+
+def _refuse_workbook(path: Path) -> None:
+    """A workbook given as PLAN: say so and name the commands that read one, not "byte 0x50 is not UTF-8"."""
+    from ..xlsx.file_bytes import OLE_MAGIC, ZIP_MAGICS
+
+    if not path.is_file():
+        return  # read_plan_text says what it is instead (and a FIFO must not be opened)
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(8)
+    except OSError:
+        return
+    if head.startswith(ZIP_MAGICS):
+        what = "an Excel workbook (a zip archive)"
+    elif head.startswith(OLE_MAGIC):
+        what = "an old binary .xls or an encrypted workbook"
+    else:
+        return
+    raise PlanError(f"is {what}, not a plan file: check it with `budgetbook check {path}`, or write its "
+                    f"inputs back as a plan with `budgetbook extract {path} -o plan.yaml`", source=str(path))
 
 
 def plan_file(spec: str | Path | None) -> Path | None:
