@@ -207,3 +207,23 @@ def test_whole_columns_given_to_a_blank_blind_function_are_cut_to_the_used_rows(
 def test_whole_column_sum_equals_excelmodel_on_the_full_column():
     data = _whole_column_book("=SUM(A:A)+COUNT(1:1)")
     _both(data)
+
+
+@pytest.mark.parametrize("definition", ["Sheet!$A:$A", "'Sheet'!$1:$2"])
+def test_a_name_of_whole_columns_is_cut_too(definition):
+    def book(name_text: str) -> bytes:
+        wb = openpyxl.load_workbook(io.BytesIO(_whole_column_book("=SUM(col)+COUNT(col,1)")))
+        wb.defined_names["col"] = DefinedName("col", attr_text=name_text)
+        return _bytes(wb)
+
+    fast = evaluate_fast(book(definition))
+    spelled_out = book(definition.replace("$A:$A", "$A$1:$A$20").replace("$1:$2", "$A$1:$T$2"))
+    assert fast == evaluate_with_model(spelled_out)
+    assert fast["col"] == 1  # a range name's value is its top-left cell, cut or not
+
+
+def test_a_name_of_whole_columns_in_arithmetic_falls_back():
+    wb = openpyxl.load_workbook(io.BytesIO(_whole_column_book("=SUM(col*2)")))
+    wb.defined_names["col"] = DefinedName("col", attr_text="Sheet!$A:$A")
+    with pytest.raises(Unsupported):
+        evaluate_fast(_bytes(wb))

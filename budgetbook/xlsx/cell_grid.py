@@ -101,7 +101,6 @@ class CellGrid:
     def __init__(self, workbook: Any):
         self.workbook = workbook
         self.sheets: dict[str, Any] = self._read_sheets(workbook)
-        self.names: dict[str, Area] = self._read_names(workbook)
         self.formulas: dict[CellKey, str] = {}  # formula text, `=` included
         self.values: dict[CellKey, Any] = {}    # plain value of every other non-empty cell
         for title, ws in self.sheets.items():
@@ -110,6 +109,8 @@ class CellGrid:
         for sheet, row, col in (*self.formulas, *self.values):
             last_row, last_col = self.extent.get(sheet, (1, 1))
             self.extent[sheet] = (max(last_row, row), max(last_col, col))
+        self.whole_line_names: set[str] = set()  # names of whole columns or rows, held cut (`clamp`)
+        self.names: dict[str, Area] = self._read_names(workbook)
 
     def clamp(self, area: Area) -> Area:
         """Whole columns or rows cut to the sheet's used rows or columns: what lies beyond is blank.
@@ -137,13 +138,18 @@ class CellGrid:
             raise Unsupported("external links")
         return sheets
 
-    @staticmethod
-    def _read_names(workbook: Any) -> dict[str, Area]:
+    def _read_names(self, workbook: Any) -> dict[str, Area]:
+        """Each name's area; one of whole columns or rows is held cut to the used range (its value, the
+        top-left cell, is the same), and may be read only where blanks do not count (`shapes`)."""
         names = {}
         for name, defined in workbook.defined_names.items():
             if defined.localSheetId is not None:
                 raise Unsupported("sheet-scoped name")
-            ref = parse_ref(defined.attr_text or "", None)
+            text = defined.attr_text or ""
+            ref = parse_ref(text, None)
+            if ref is None and "!" in text and (lines := parse_lines(text, "")) is not None:
+                ref = self.clamp(lines)
+                self.whole_line_names.add(name.upper())
             if ref is None:
                 raise Unsupported(f"name {name} is not a plain reference")
             names[name.upper()] = ref

@@ -41,7 +41,7 @@ Whole columns and rows (`A:A`, `Inputs!3:5`) given straight to a function that
 ignores blank cells (`shapes.BLANK_BLIND_FUNCTIONS`: `=SUM(Inputs!A:A)`) are
 cut to the sheet's used rows or columns (`CellGrid.clamp`): what lies beyond is
 blank, so the value is the full column's, which ExcelModel gets by building all
-1,048,576 rows of it.
+1,048,576 rows of it. So is a defined name of whole columns, read only there.
 
 Anything else raises `Unsupported`, and `evaluate_workbook` falls back to
 ExcelModel (after `model_cost` has weighed what that would build): array

@@ -199,6 +199,8 @@ def _placeholder(value: str, sheet: str, grid: CellGrid, targets: list[Area], sl
         target = grid.names.get(value.upper())
         if target is None:
             raise Unsupported(f"undefined name {value}")
+        if value.upper() in grid.whole_line_names and not blank_blind:
+            raise Unsupported(f"name {value} of whole columns or rows outside a function that ignores blanks")
         key: Hashable = ("name", value.upper())
     else:
         target, key = ref, ref
