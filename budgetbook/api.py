@@ -79,6 +79,7 @@ def generate_workbook(spec: str | Path | None = None, out: PathLike | None = Non
     generated, or with `force`; the plan itself never, even with `force`
     (checked before the existing file is read).
     """
+    from .errors import PlanError
     from .plan.loader import plan_from_text, resolve
     from .review.guard import ensure_replaceable
     from .workbook import write_workbook
@@ -90,14 +91,19 @@ def generate_workbook(spec: str | Path | None = None, out: PathLike | None = Non
     check_destination(out, protect=inputs)
     if not force:
         ensure_replaceable(out)
-    return write_workbook(plan, text, out, protect=inputs)
+    try:
+        return write_workbook(plan, text, out, protect=inputs)
+    except PlanError as exc:  # ids that make one defined name: the plan file is at fault, not its `name:`
+        raise exc.with_source(source) from None
 
 
 def check_workbook(book: PathLike, plan: str | Path | None = None, *, rel_tol: float = DEFAULT_REL_TOL,
                    abs_tol: float = DEFAULT_ABS_TOL) -> CheckReport:
     """Re-evaluate a workbook and hold it against the reference model (`plan`: another baseline plan)."""
     from .review.check import check_workbook as check
+    from .review.compare import check_tolerances
 
+    check_tolerances(rel_tol, abs_tol)
     return check(Path(book), plan, rel_tol=rel_tol, abs_tol=abs_tol)
 
 

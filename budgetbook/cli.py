@@ -18,7 +18,7 @@ import typer
 from . import __version__
 from .atomic import describe_os_error
 from .errors import BudgetbookError
-from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL
+from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, tolerance_problem
 from .signals import Terminated, signals_as_exceptions
 
 if TYPE_CHECKING:
@@ -127,6 +127,14 @@ class CheckFormat(str, Enum):
     json = "json"
 
 
+def _tolerance(value: float) -> float:
+    """A tolerance option: NaN would let every figure pass, a negative one none (a usage error, exit 2)."""
+    problem = tolerance_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(problem)
+    return value
+
+
 @app.command()
 def check(
     book: Annotated[Path, typer.Argument(help="Workbook to check (.xlsx).")],
@@ -134,9 +142,10 @@ def check(
                                              help="Check against this plan instead of the embedded one.")] = None,
     format: Annotated[CheckFormat, typer.Option("--format", "-f", help="Output format.")] = CheckFormat.table,
     rel_tol: Annotated[float, typer.Option(
-        "--rel-tol", help="Relative tolerance of a figure against the reference.")] = DEFAULT_REL_TOL,
+        "--rel-tol", callback=_tolerance,
+        help="Relative tolerance of a figure against the reference.")] = DEFAULT_REL_TOL,
     abs_tol: Annotated[float, typer.Option(
-        "--abs-tol", help="Absolute tolerance, in currency units.")] = DEFAULT_ABS_TOL,
+        "--abs-tol", callback=_tolerance, help="Absolute tolerance, in currency units.")] = DEFAULT_ABS_TOL,
 ):
     """Re-evaluate an edited workbook and report what differs from the accounting (exit 1 on errors)."""
     from .api import check_workbook

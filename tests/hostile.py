@@ -8,6 +8,7 @@ zipfile refuses to do.
 from __future__ import annotations
 
 import io
+import re
 import struct
 import zipfile
 import zlib
@@ -268,3 +269,66 @@ def disguised_sheet_xlsx(path: Path, sheet: bytes, *, stored: bool = False) -> P
     for name in ("xl/_rels/workbook.xml.rels", "[Content_Types].xml"):
         members[name] = members[name].replace(b"sheet1.xml", b"sheet1.bin")
     return write_members(path, members, stored=("xl/worksheets/sheet1.bin",) if stored else ())
+
+
+# ---------------------------------------------------------------- small files that ask for unbounded work
+
+LAST_ROW, LAST_COLUMN = 1_048_576, "XFD"
+
+
+def sheet_part(data: bytes, title: str) -> str:
+    """The zip member holding the sheet titled `title`, through the workbook's relationships."""
+    import xml.etree.ElementTree as ET  # trusted: a workbook the test itself generated
+
+    members = members_of(data)
+    rel_ns = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+    rels = {r.get("Id"): r.get("Target") for r in ET.fromstring(members["xl/_rels/workbook.xml.rels"])}
+    for sheet in ET.fromstring(members["xl/workbook.xml"]).iter(f"{{{MAIN_NS}}}sheet"):
+        if sheet.get("name") == title:
+            target = rels[sheet.get(rel_ns)]
+            return target.lstrip("/") if target.startswith("/") else "xl/" + target
+    raise KeyError(title)
+
+
+def with_sheet_xml(path: Path, base: bytes, title: str, edit) -> Path:
+    """A copy of the workbook `base` whose sheet `title` has its XML passed through `edit(bytes) -> bytes`."""
+    part = sheet_part(base, title)
+    members = members_of(base)
+    members[part] = edit(members[part])
+    return write_members(path, members)
+
+
+def _before(xml: bytes, marker: bytes, insert: bytes) -> bytes:
+    at = xml.index(marker)
+    return xml[:at] + insert + xml[at:]
+
+
+def empty_rows_to_the_end(xml: bytes, attrs: bytes = b' ht="15" customHeight="1"') -> bytes:
+    """Every row after the sheet's last one, down to row 1,048,576, present and empty (formatted only).
+
+    What a tool writes when a whole sheet's rows are given a height: 35 MB of XML, under 3 MB zipped.
+    """
+    last = max(int(r) for r in re.findall(rb'<row r="(\d+)"', xml))
+    rows = b"".join(b'<row r="%d"%s/>' % (r, attrs) for r in range(last + 1, LAST_ROW + 1))
+    return _before(xml, b"</sheetData>", rows)
+
+
+def far_away_cell(xml: bytes) -> bytes:
+    """`#N/A` typed into the sheet's very last cell, XFD1048576.
+
+    An error cell is one the fast evaluator leaves to ExcelModel, which walks the used range cell by cell.
+    """
+    cell = f'<c r="{LAST_COLUMN}{LAST_ROW}" t="e"><v>#N/A</v></c>'
+    return _before(xml, b"</sheetData>", f'<row r="{LAST_ROW}">{cell}</row>'.encode())
+
+
+def huge_dimension(xml: bytes) -> bytes:
+    """The sheet declares that it spans the whole grid (its cells stay where they are)."""
+    return re.sub(rb'<dimension ref="[^"]*"/>', f'<dimension ref="A1:{LAST_COLUMN}{LAST_ROW}"/>'.encode(), xml)
+
+
+def hyperlink_over_the_grid(xml: bytes) -> bytes:
+    """A 90-byte hyperlink over every cell: openpyxl copies the link into each of 17 billion cells."""
+    link = f'<hyperlinks><hyperlink ref="A1:{LAST_COLUMN}{LAST_ROW}" location="About!A1"/></hyperlinks>'.encode()
+    marker = b"<pageMargins" if b"<pageMargins" in xml else b"</worksheet>"
+    return _before(xml, marker, link)

@@ -148,8 +148,8 @@ def test_small_book_values_errors_blanks_and_text():
     assert values["x_blank_ref"] == 0 and values["x_nothing"] is None and values["x_and"] is True
 
 
-@pytest.mark.parametrize("formula", ["=ROW()", "=SUM(A:A)", "=A1 A2", "=INDIRECT(\"A1\")", "=[1]Sheet!A1",
-                                     "=SUM(A1:A2:A3)"])
+@pytest.mark.parametrize("formula", ["=ROW()", "=COUNTBLANK(A:A)", "=SUM(A:A*2)", "=SUM(1/A:A)", "=A:A+1",
+                                     "=A1 A2", "=INDIRECT(\"A1\")", "=[1]Sheet!A1", "=SUM(A1:A2:A3)"])
 def test_unsupported_falls_back(formula):
     wb = openpyxl.Workbook()
     ws = wb.active
@@ -175,3 +175,55 @@ def test_array_formula_falls_back():
 def test_accepts_a_workbook_object():
     wb = _template_book("finetune-13b-lora")
     assert_same(evaluate_fast(wb), evaluate_with_model(_bytes(wb)))
+
+
+def _whole_column_book(formula: str) -> bytes:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"], ws["A2"], ws["A4"], ws["B1"], ws["B3"], ws["C1"], ws["C2"] = 1, 2.5, 4, "text", 7, True, True
+    ws["E6"] = formula
+    wb.defined_names["x"] = DefinedName("x", attr_text="Sheet!$E$6")
+    return _bytes(wb)
+
+
+@pytest.mark.parametrize(("formula", "value"), [
+    ("=SUM(A:A)", 7.5), ("=SUM($A:$B)+1", 15.5), ("=COUNT(A:A)", 3), ("=COUNTA(B:B)", 2),
+    ("=AVERAGE(A:A)", 2.5), ("=MAX(A:A)", 4), ("=MIN(2:2)", 2.5), ("=PRODUCT(A:A)", 10), ("=AND(C:C)", True),
+    ("=OR(C:C,FALSE)", True), ("=SUM(Sheet!A:A,3)", 10.5), ("=SUM(A1:A3,'Sheet'!$A:$A)", 11), ("=SUM(E:E)", None),
+    ("=SUM(Nowhere!A:A)", "#REF!"),
+])
+def test_whole_columns_given_to_a_blank_blind_function_are_cut_to_the_used_rows(formula, value):
+    """No fallback, and the full column's value: the same as the explicit range ExcelModel builds for it."""
+    data = _whole_column_book(formula)
+    assert evaluate_fast(data)["x"] == value
+    bounded = formula
+    for whole, part in (("$A:$A", "$A1:$A20"), ("A:A", "A1:A20"), ("$A:$B", "$A1:$B20"), ("2:2", "A2:T2"),
+                        ("C:C", "C1:C20"), ("B:B", "B1:B20"), ("E:E", "E1:E20")):
+        bounded = bounded.replace(whole, part)
+    spelled_out = _whole_column_book(bounded)
+    assert evaluate_with_model(spelled_out)["x"] == value
+
+
+def test_whole_column_sum_equals_excelmodel_on_the_full_column():
+    data = _whole_column_book("=SUM(A:A)+COUNT(1:1)")
+    _both(data)
+
+
+@pytest.mark.parametrize("definition", ["Sheet!$A:$A", "'Sheet'!$1:$2"])
+def test_a_name_of_whole_columns_is_cut_too(definition):
+    def book(name_text: str) -> bytes:
+        wb = openpyxl.load_workbook(io.BytesIO(_whole_column_book("=SUM(col)+COUNT(col,1)")))
+        wb.defined_names["col"] = DefinedName("col", attr_text=name_text)
+        return _bytes(wb)
+
+    fast = evaluate_fast(book(definition))
+    spelled_out = book(definition.replace("$A:$A", "$A$1:$A$20").replace("$1:$2", "$A$1:$T$2"))
+    assert fast == evaluate_with_model(spelled_out)
+    assert fast["col"] == 1  # a range name's value is its top-left cell, cut or not
+
+
+def test_a_name_of_whole_columns_in_arithmetic_falls_back():
+    wb = openpyxl.load_workbook(io.BytesIO(_whole_column_book("=SUM(col*2)")))
+    wb.defined_names["col"] = DefinedName("col", attr_text="Sheet!$A:$A")
+    with pytest.raises(Unsupported):
+        evaluate_fast(_bytes(wb))

@@ -232,6 +232,51 @@ def test_cell_limit(tmp_path):
         load_xlsx(hostile.xlsx_with(tmp_path / "cells.xlsx"), limits=Limits(max_cells=3))
 
 
+def _named(count: int) -> dict[str, bytes]:
+    """The small workbook with `count` defined names and a shared-string table of five strings."""
+    from openpyxl.workbook.defined_name import DefinedName
+
+    wb = hostile.small_workbook()
+    for i in range(count):
+        wb.defined_names[f"n{i}"] = DefinedName(f"n{i}", attr_text="Inputs!$B$2")
+    members = hostile.members_of(hostile.xlsx_bytes(wb))
+    strings = "".join(f"<si><t>s{i}</t></si>" for i in range(5))
+    members["xl/sharedStrings.xml"] = hostile.XML_DECL + f'<sst xmlns="{hostile.MAIN_NS}">{strings}</sst>'.encode()
+    return members
+
+
+@pytest.mark.parametrize(("limits", "message"), [
+    (Limits(max_rows=2), "holds over 2 rows, more than a budget workbook needs (limit reached in sheet `Inputs`)"),
+    (Limits(max_shared_strings=3), "holds over 3 shared strings, more than a budget workbook needs "
+                                   "(limit reached in `xl/sharedStrings.xml`)"),
+    (Limits(max_defined_names=30), "holds over 30 defined names, more than a budget workbook needs "
+                                   "(limit reached in `xl/workbook.xml`)"),
+    (Limits(max_objects=2), "holds over 2 relationships, more than a budget workbook needs "
+                            "(limit reached in `xl/_rels/workbook.xml.rels`)"),
+    (Limits(max_used_range=8), "sheet `Inputs` reaches cell F3: its used range A1:F3 is 18 cells, over the "
+                               "limit of 8; delete the far-away rows and columns (Ctrl+End shows the last "
+                               "cell) and save again"),
+])
+def test_each_kind_of_object_has_a_limit(tmp_path, limits, message):
+    path = hostile.write_members(tmp_path / "named.xlsx", _named(40))
+    with pytest.raises(WorkbookError) as caught:
+        load_xlsx(path, limits=limits)
+    assert str(caught.value) == f"{path}: {message}"
+    load_xlsx(path)  # the same workbook is fine within the default limits
+
+
+@pytest.mark.parametrize(("craft", "message"), [
+    (hostile.far_away_cell, "sheet `Inputs` reaches cell XFD1048576: its used range A1:XFD1048576 is "
+                            "17,179,869,184 cells"),
+    (hostile.hyperlink_over_the_grid, "sheet `Inputs` has hyperlinks over 17,179,869,184 cells (limit 1,000,000)"),
+])
+def test_a_few_bytes_asking_for_the_whole_grid_are_refused_fast(tmp_path, craft, message):
+    path = hostile.with_sheet_xml(tmp_path / "grid.xlsx", hostile.xlsx_bytes(), "Inputs", craft)
+    start = time.perf_counter()
+    refused(path, match=message)
+    assert time.perf_counter() - start < 1.0
+
+
 # ---------------------------------------------------------------- hostile XML
 
 def test_defusedxml_is_active():

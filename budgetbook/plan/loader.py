@@ -39,8 +39,30 @@ def resolve(spec: str | Path | None) -> tuple[str, str]:
     spec = DEFAULT_TEMPLATE if spec is None else spec
     path = Path(spec)
     if _names_a_file(path):
+        _refuse_workbook(path)
         return str(path), read_plan_text(path)
     return str(spec), template_text(str(spec))
+
+
+def _refuse_workbook(path: Path) -> None:
+    """A workbook given as PLAN: say so and name the commands that read one, not "byte 0x50 is not UTF-8"."""
+    from ..xlsx.file_bytes import OLE_MAGIC, ZIP_MAGICS
+
+    if not path.is_file():
+        return  # read_plan_text says what it is instead (and a FIFO must not be opened)
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(8)
+    except OSError:
+        return
+    if head.startswith(ZIP_MAGICS):
+        what = "an Excel workbook (a zip archive)"
+    elif head.startswith(OLE_MAGIC):
+        what = "an old binary .xls or an encrypted workbook"
+    else:
+        return
+    raise PlanError(f"is {what}, not a plan file: check it with `budgetbook check {path}`, or write its "
+                    f"inputs back as a plan with `budgetbook extract {path} -o plan.yaml`", source=str(path))
 
 
 def plan_file(spec: str | Path | None) -> Path | None:
@@ -185,9 +207,19 @@ def describe_validation_error(exc: ValidationError) -> str:
     elif kind in ("string_type", "bool_type", "dict_type", "list_type", "bool_parsing"):
         wanted = {"string_type": "text", "dict_type": "a mapping of keys", "list_type": "a list"}
         message = f"expected {wanted.get(kind, 'true or false')}, got {_shown(given)}"
-    elif kind in ("too_short", "too_long", "string_too_short", "string_too_long"):
-        message = f"{message} (got {_shown(given) if isinstance(given, str) else len(given)})"
+    elif kind in ("too_short", "too_long"):
+        message = _count_message(kind, error.get("ctx", {}), given)
+    elif kind in ("string_too_short", "string_too_long"):
+        message = f"{message} (got {_shown(given)})"
     return f"`{path}`: {message}" if path else message
+
+
+def _count_message(kind: str, ctx: dict, given: Any) -> str:
+    """`at most 50 entries, got 20,000`: a list or mapping with too many (or too few) entries."""
+    actual = int(ctx.get("actual_length", len(given) if hasattr(given, "__len__") else 0))
+    if kind == "too_long":
+        return f"at most {int(ctx.get('max_length', 0)):,} entries, got {actual:,}"
+    return f"at least {int(ctx.get('min_length', 0)):,} entries, got {actual:,}"
 
 
 def _allowed_keys(loc: tuple) -> list[str]:

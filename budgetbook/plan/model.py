@@ -25,6 +25,9 @@ GPU_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,23}$"
 WORKLOAD_KINDS = ("pretrain", "finetune", "sweep", "ablation", "exploratory", "post_training",
                   "eval", "rl", "other")
 MAX_ENTRIES = 500  # workloads, roles: a large team's year, with room; each adds a few hundred cells
+# GPU prices per market: the catalog has a handful of GPUs, a price list a few dozen. Each price is an
+# input row that `check` reads back and every workload may be priced against, so it needs a cap too
+MAX_GPU_PRICES = 50
 
 Money: TypeAlias = Annotated[Num, num(0, 1e12, unit="money")]
 Price: TypeAlias = Annotated[Num, num(0, 1e6, unit="money")]
@@ -154,8 +157,9 @@ class Workload(Strict):
 
 
 class Hybrid(Strict):
-    assign: dict[str, str] = Field(description="workload id -> market id it runs on")
-    runs: dict[str, Count] = Field(default_factory=dict,
+    # keys are workload ids (checked by the plan), so the workloads' cap bounds them; said here to refuse early
+    assign: dict[str, str] = Field(max_length=MAX_ENTRIES, description="workload id -> market id it runs on")
+    runs: dict[str, Count] = Field(default_factory=dict, max_length=MAX_ENTRIES,
                                   description="workload id -> runs on this market, if different")
     serving: str | None = Field(None, description="market id that serves the model")
 
@@ -163,7 +167,8 @@ class Hybrid(Strict):
 class Market(Strict):
     id: str = Field(pattern=ID_PATTERN)
     label: str = Field("", max_length=200)
-    gpu_prices: dict[str, Price] = Field(default_factory=dict, description="price per GPU-hour by GPU id")
+    gpu_prices: dict[str, Price] = Field(default_factory=dict, max_length=MAX_GPU_PRICES,
+                                         description="price per GPU-hour by GPU id")
     storage_per_gb_month: Price = Num.of(0)
     egress_per_gb: Price = Num.of(0)
     extra_engineering_days: Annotated[Num, num(0, 3650, unit="days")] = Num.of(0)

@@ -13,8 +13,8 @@ from typing import Any, NamedTuple
 from openpyxl.utils.cell import get_column_letter, range_boundaries
 
 from ..errors import WorkbookError
-from ..xlsx.formula_text import CellNames, normalize, references, to_names
-from .findings import Finding, jsonable
+from ..xlsx.formula_text import CellNames, is_constant, normalize, references, to_names
+from .findings import Finding, clipped, jsonable
 from .readback import OpenedWorkbook, formula_of, is_error_value
 
 CellKey = tuple[str, str]  # (upper-case sheet title, "C7")
@@ -55,6 +55,7 @@ def audit_formulas(book: OpenedWorkbook, evaluated: dict[str, Any]) -> list[Find
             continue
         edit = _formula_edit(book, spec, names)
         if edit is not None:
+            edit = _constant_formula(edit, evaluated.get(spec.name.lower()))
             findings.append(edit)
             if edit.kind != "formula_changed":
                 continue  # gone, emptied or typed over: there is no formula value to judge
@@ -94,6 +95,16 @@ def _formula_edit(book: OpenedWorkbook, spec, names: _Names) -> Finding | None:
     added = f"; it now also reads {', '.join(extra)}" if extra else ""
     return Finding("formula_changed", f"formula differs from the one generated{added}",
                    sheet, cell, spec.name, spec.formula, actual_text)
+
+
+def _constant_formula(edit: Finding, value: Any) -> Finding:
+    """`=144000` typed over a calculation: a typed number in formula clothing is `hardcoded`, not a new formula."""
+    text = edit.actual
+    if edit.kind != "formula_changed" or not isinstance(value, (int, float)) or isinstance(value, bool) \
+            or not isinstance(text, str) or not is_constant(text) or not references(edit.expected or "="):
+        return edit
+    return Finding("hardcoded", f"formula replaced by a constant typed as a formula (`{clipped(text, quote=False)}`)",
+                   edit.sheet, edit.cell, edit.name, edit.expected, value)
 
 
 def _value_problem(name: str, sheet: str, cell: str, value: Any, cycle: list[str] | None) -> Finding | None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
-from .findings import Finding, jsonable
+from .findings import Finding, clipped, jsonable
 
 if TYPE_CHECKING:
     from ..plan.model import Plan
@@ -13,6 +14,25 @@ if TYPE_CHECKING:
 
 DEFAULT_REL_TOL = 1e-9
 DEFAULT_ABS_TOL = 0.005  # half a cent
+
+
+def tolerance_problem(value: float) -> str | None:
+    """Why `value` cannot be a tolerance, or None: NaN would pass every comparison, a negative one none."""
+    if not math.isfinite(value):
+        return f"must be a finite number, got {value}"
+    if value < 0:
+        return f"must be at least 0, got {value:g}"
+    return None
+
+
+def check_tolerances(rel_tol: float, abs_tol: float) -> None:
+    """Refuse a NaN, infinite or negative tolerance before any work (a `UsageError`)."""
+    from ..errors import UsageError
+
+    for what, value in (("rel_tol", rel_tol), ("abs_tol", abs_tol)):
+        problem = tolerance_problem(value)
+        if problem is not None:
+            raise UsageError(f"`{what}` {problem}")
 
 
 def close_enough(a: float, b: float, rel_tol: float, abs_tol: float) -> bool:
@@ -53,7 +73,7 @@ def _mismatch(figure: Figure, value: Any, number: float | None, where: tuple[str
               abs_tol: float) -> Finding | None:
     sheet, cell = where
     if number is None:
-        return Finding("mismatch", f"{figure.label} ({figure.market}) is {value!r}, not a number",
+        return Finding("mismatch", f"{figure.label} ({figure.market}) is {clipped(value)}, not a number",
                        sheet, cell, figure.name, figure.value, jsonable(value))
     if close_enough(number, figure.value, rel_tol, abs_tol):
         return None

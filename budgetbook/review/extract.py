@@ -20,29 +20,36 @@ from .readback import OpenedWorkbook, evaluate_formula_inputs, open_book, read_i
 RANGE_HEADERS = ("low", "high")
 
 
-def _range_columns(book: OpenedWorkbook, sheet: str, row: int) -> dict[str, int]:
-    """Columns of the Inputs sheet headed `Low` and `High` (found by header, so moved columns still work)."""
-    ws = book.wb[sheet]
-    for header_row in range(1, min(row, 30)):
-        found = {}
-        for cell in ws[header_row]:
-            if isinstance(cell.value, str) and cell.value.strip().lower() in RANGE_HEADERS:
-                found[cell.value.strip().lower()] = cell.column
-        if len(found) == 2:
-            return found
-    return {}
+def _header_rows(ws: Any) -> list[tuple[int, dict[str, int]]]:
+    """(row, {"low": column, "high": column}) of the rows above row 30 that head both, top first.
+
+    Read from the cells that exist: `ws[row]` would create a cell in every column up to the sheet's last.
+    """
+    found: dict[int, dict[str, int]] = {}
+    for (row, column), cell in sorted(ws._cells.items()):
+        if row < 30 and isinstance(cell.value, str) and cell.value.strip().lower() in RANGE_HEADERS:
+            found.setdefault(row, {})[cell.value.strip().lower()] = column
+    return [(row, columns) for row, columns in sorted(found.items()) if len(columns) == 2]
+
+
+def _range_columns(headers: list[tuple[int, dict[str, int]]], row: int) -> dict[str, int]:
+    """Columns headed `Low` and `High` above `row` (found by header, so moved columns still work)."""
+    return next((columns for header_row, columns in headers if header_row < row), {})
 
 
 def current_ranges(book: OpenedWorkbook, cells: list[InputCell], values: dict[tuple, Num]) -> dict[tuple, Num]:
     """Each input's value with the low and high beside it on its row, where they are numbers."""
     out = {}
+    headers: dict[str, list[tuple[int, dict[str, int]]]] = {}  # per sheet, read once
     for cell in cells:
         if cell.path not in values:
             continue
         base = values[cell.path].base
         sheet, ref = book.where(cell.name)
         row = book.wb[sheet][ref].row
-        columns = _range_columns(book, sheet, row)
+        if sheet not in headers:
+            headers[sheet] = _header_rows(book.wb[sheet])
+        columns = _range_columns(headers[sheet], row)
         ends = {k: book.wb[sheet].cell(row=row, column=c).value for k, c in columns.items()}
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in ends.values()) \
                 and len(ends) == 2:

@@ -55,6 +55,19 @@ class Finding:
         return " ".join(p for p in (place, f"({self.name})" if self.name else "") if p)
 
 
+SHOWN_CHARS = 60  # a value quoted in a message: a 32,767-character cell must not make a 33 KB line
+
+
+def clipped(value: Any, *, quote: bool = True, limit: int = SHOWN_CHARS) -> str:
+    """A value as a one-line message quotes it (repr, or the text itself), cut with an ellipsis and its length."""
+    text = repr(value) if quote else str(value)
+    text = text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+    if len(text) <= limit:
+        return text
+    size = f" ({len(value):,} characters)" if isinstance(value, str) else ""
+    return text[:limit - 3] + "..." + size
+
+
 def jsonable(value: Any) -> Any:
     """A cell's value as a finding's `expected`/`actual`: JSON's scalars as they are, anything else as text."""
     if isinstance(value, float) and not math.isfinite(value):

@@ -21,7 +21,7 @@ from ..plan.loader import plan_from_data
 from ..plan.model import Plan
 from ..plan.numbers import Num
 from ..plan.yamlsafe import parse_yaml_text
-from .findings import Finding, jsonable
+from .findings import Finding, clipped, jsonable
 
 ERROR_PREFIXES = ("#", "Err:")
 
@@ -44,7 +44,10 @@ class OpenedWorkbook:
         """Every cell budgetbook writes for this book's plan (check audits and scans it more than once)."""
         from ..workbook import workbook_layout
 
-        return workbook_layout(self.plan)
+        try:
+            return workbook_layout(self.plan)
+        except PlanError as exc:  # its ids make one defined name twice: the workbook is what the user gave
+            raise WorkbookError(f"its embedded plan cannot be laid out: {exc.reason}", source=str(self.path)) from None
 
     @cached_property
     def sheet_titles(self) -> frozenset[str]:
@@ -169,6 +172,25 @@ def evaluate_formula_inputs(book: OpenedWorkbook, cells: list[InputCell]) -> dic
     return book.evaluate()
 
 
+def not_a_number(book: OpenedWorkbook, sheet: str, ref: str, raw: Any, value: Any) -> str:
+    """What an input holds instead of a number, as "got ..." ends: short, and saying why a formula has no value."""
+    formula = formula_of(raw)
+    if formula is None:
+        return "a blank cell" if value is None or value == "" else clipped(value)
+    text = clipped(formula, quote=False)
+    if value is None:
+        from .cycles import cycle_through
+
+        cycle = cycle_through(book, sheet, ref)
+        if cycle is None:
+            return f"a formula with no value (`{text}`)"
+        through = f" through {' -> '.join(cycle[1:-1])}" if len(cycle) > 2 else ""
+        return f"a circular reference: its formula `{text}` reads itself{through}"
+    if value == "#NUM!" or isinstance(value, float):
+        return f"{clipped(value)}: its formula `{text}` does not give a finite number"
+    return f"{clipped(value)} (from its formula `{text}`)"
+
+
 def read_inputs(book: OpenedWorkbook, cells: list[InputCell], evaluated: dict[str, Any],
                 baseline: dict[str, Num]) -> tuple[dict[tuple, Num], list[Finding]]:
     """Current value of every input, and findings: `missing`, `invalid_input`, `input_changed`."""
@@ -184,7 +206,7 @@ def read_inputs(book: OpenedWorkbook, cells: list[InputCell], evaluated: dict[st
         value = read_number(book, cell.name, evaluated)
         allowed = f"{cell.bounds.describe()}" + (f" {cell.bounds.unit}" if cell.bounds.unit else "")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            shown = "a blank cell" if value is None or value == "" else repr(value)
+            shown = not_a_number(book, sheet, ref, book.raw(cell.name), value)
             findings.append(Finding("invalid_input", f"{cell.label}: expected a number {allowed}, got {shown}",
                                     sheet=sheet, cell=ref, name=cell.name, actual=jsonable(value)))
             continue

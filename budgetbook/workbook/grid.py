@@ -112,20 +112,23 @@ class Blueprint:
 
     def name(self, name: str, sheet: Sheet, row: int, col: int, kind: str, formula: str | None = None,
              item: str = "", market: str = "") -> str:
-        """Register `name` for a cell; refuses a name Excel would misread or that is taken."""
+        """Register `name` for a cell; refuses a name Excel would misread or that is taken.
+
+        The refusal names no file: only the caller knows which plan file (or workbook) the ids came from.
+        """
         if kind not in KINDS:
             raise ValueError(f"unknown cell kind {kind!r}")
         if not _NAME.match(name) or _CELL_LIKE.match(name):
             raise BadName(name, f"the ids make the workbook name `{name}`, which Excel would not accept "
-                          "as a defined name: use letters, digits and `_`", source=self.plan_name)
+                          "as a defined name: use letters, digits and `_`")
         if escape := _ESCAPE_LIKE.search(name):
             raise BadName(name, f"the ids make the workbook name `{name}`, whose `{escape.group()}` Excel and "
                           "LibreOffice read as an escaped character, breaking the formulas that use it: "
-                          "rename the id", source=self.plan_name)
+                          "rename the id")
         folded = name.lower()
         if folded in self._folded:
             raise BadName(name, f"two cells of the workbook would both be named `{name}` (ids that run into "
-                          "each other, such as `a_b` + `c` and `a` + `b_c`): rename one id", source=self.plan_name)
+                          "each other, such as `a_b` + `c` and `a` + `b_c`): rename one id")
         self._folded[folded] = name
         self.specs[name] = CellSpec(name, sheet.title, a1(row, col), formula, kind, item, market)
         self.where[name] = (sheet, row, col)

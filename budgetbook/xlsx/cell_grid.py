@@ -16,7 +16,11 @@ Area = tuple[str, int, int, int, int]  # (SHEET, r1, c1, r2, c2); the sheet may 
 CellKey = tuple[str, int, int]         # (SHEET, row, col)
 
 _CELL = r"(\$?)([A-Za-z]{1,3})(\$?)([0-9]{1,7})"
-_REF_RE = re.compile(rf"^(?:(?P<sheet>'(?:[^']|'')+'|[A-Za-z_][A-Za-z0-9_.]*)!)?{_CELL}(?::{_CELL})?$")
+_SHEET = r"(?:(?P<sheet>'(?:[^']|'')+'|[A-Za-z_][A-Za-z0-9_.]*)!)?"
+_REF_RE = re.compile(rf"^{_SHEET}{_CELL}(?::{_CELL})?$")
+_COLUMNS_RE = re.compile(rf"^{_SHEET}\$?(?P<a>[A-Za-z]{{1,3}}):\$?(?P<b>[A-Za-z]{{1,3}})$")  # A:A, $B:$D
+_ROWS_RE = re.compile(rf"^{_SHEET}\$?(?P<a>[0-9]{{1,7}}):\$?(?P<b>[0-9]{{1,7}})$")              # 3:3, $1:$5
+MAX_ROW, MAX_COL = 1048576, 16384
 
 
 class Unsupported(Exception):
@@ -38,18 +42,23 @@ def col_letters(n: int) -> str:
     return out
 
 
+def _sheet_of(m: re.Match, sheet: str | None) -> str | None:
+    quoted = m.group("sheet")
+    if quoted is None:
+        return sheet
+    if quoted.startswith("'"):
+        quoted = quoted[1:-1].replace("''", "'")
+    if "[" in quoted or "]" in quoted:
+        raise Unsupported("external reference")
+    return quoted
+
+
 def parse_ref(text: str, sheet: str | None) -> Area | None:
     """The area of an A1 cell or range, optionally sheet-qualified (else on `sheet`); None if not one."""
     m = _REF_RE.match(text)
     if not m:
         return None
-    quoted = m.group("sheet")
-    if quoted is not None:
-        if quoted.startswith("'"):
-            quoted = quoted[1:-1].replace("''", "'")
-        if "[" in quoted or "]" in quoted:
-            raise Unsupported("external reference")
-        sheet = quoted
+    sheet = _sheet_of(m, sheet)
     if sheet is None:
         return None
     c1, r1 = col_index(m.group(3)), int(m.group(5))
@@ -57,13 +66,33 @@ def parse_ref(text: str, sheet: str | None) -> Area | None:
         c2, r2 = col_index(m.group(7)), int(m.group(9))
     else:
         c2, r2 = c1, r1
-    if not (1 <= r1 <= 1048576 and 1 <= r2 <= 1048576 and 1 <= c1 <= 16384 and 1 <= c2 <= 16384):
+    if not (1 <= r1 <= MAX_ROW and 1 <= r2 <= MAX_ROW and 1 <= c1 <= MAX_COL and 1 <= c2 <= MAX_COL):
         return None
-    r1, r2 = min(r1, r2), max(r1, r2)
-    c1, c2 = min(c1, c2), max(c1, c2)
+    return _bounded((sheet.upper(), min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)))
+
+
+def _bounded(area: Area) -> Area:
+    _, r1, c1, r2, c2 = area
     if (r2 - r1 + 1) * (c2 - c1 + 1) > MAX_RANGE_CELLS:
         raise Unsupported("range too large")
-    return (sheet.upper(), r1, c1, r2, c2)
+    return area
+
+
+def parse_lines(text: str, sheet: str) -> Area | None:
+    """Whole columns (`A:A`, `Inputs!$B:$D`) or rows (`3:5`) as the full area they name; None if not one."""
+    m = _COLUMNS_RE.match(text)
+    if m:
+        c1, c2 = sorted((col_index(m.group("a")), col_index(m.group("b"))))
+        if c2 > MAX_COL:
+            return None
+        return (str(_sheet_of(m, sheet)).upper(), 1, c1, MAX_ROW, c2)
+    m = _ROWS_RE.match(text)
+    if m:
+        r1, r2 = sorted((int(m.group("a")), int(m.group("b"))))
+        if not 1 <= r1 <= r2 <= MAX_ROW:
+            return None
+        return (str(_sheet_of(m, sheet)).upper(), r1, 1, r2, MAX_COL)
+    return None
 
 
 class CellGrid:
@@ -72,11 +101,27 @@ class CellGrid:
     def __init__(self, workbook: Any):
         self.workbook = workbook
         self.sheets: dict[str, Any] = self._read_sheets(workbook)
-        self.names: dict[str, Area] = self._read_names(workbook)
         self.formulas: dict[CellKey, str] = {}  # formula text, `=` included
         self.values: dict[CellKey, Any] = {}    # plain value of every other non-empty cell
         for title, ws in self.sheets.items():
             self._read_cells(title, ws)
+        self.extent: dict[str, tuple[int, int]] = {}  # SHEET -> (last row, last column) holding a value or formula
+        for sheet, row, col in (*self.formulas, *self.values):
+            last_row, last_col = self.extent.get(sheet, (1, 1))
+            self.extent[sheet] = (max(last_row, row), max(last_col, col))
+        self.whole_line_names: set[str] = set()  # names of whole columns or rows, held cut (`clamp`)
+        self.names: dict[str, Area] = self._read_names(workbook)
+
+    def clamp(self, area: Area) -> Area:
+        """Whole columns or rows cut to the sheet's used rows or columns: what lies beyond is blank.
+
+        Only for a function that ignores blank cells (`shapes`), so the value is the one the full
+        column gives: ExcelModel builds all 1,048,576 rows of it (~850 MB) to get the same sum.
+        """
+        sheet, r1, c1, r2, c2 = area
+        last_row, last_col = self.extent.get(sheet, (1, 1))
+        clamped = (sheet, r1, c1, max(r1, min(r2, last_row)), max(c1, min(c2, last_col)))
+        return _bounded(clamped)
 
     @staticmethod
     def _read_sheets(workbook: Any) -> dict[str, Any]:
@@ -93,13 +138,18 @@ class CellGrid:
             raise Unsupported("external links")
         return sheets
 
-    @staticmethod
-    def _read_names(workbook: Any) -> dict[str, Area]:
+    def _read_names(self, workbook: Any) -> dict[str, Area]:
+        """Each name's area; one of whole columns or rows is held cut to the used range (its value, the
+        top-left cell, is the same), and may be read only where blanks do not count (`shapes`)."""
         names = {}
         for name, defined in workbook.defined_names.items():
             if defined.localSheetId is not None:
                 raise Unsupported("sheet-scoped name")
-            ref = parse_ref(defined.attr_text or "", None)
+            text = defined.attr_text or ""
+            ref = parse_ref(text, None)
+            if ref is None and "!" in text and (lines := parse_lines(text, "")) is not None:
+                ref = self.clamp(lines)
+                self.whole_line_names.add(name.upper())
             if ref is None:
                 raise Unsupported(f"name {name} is not a plain reference")
             names[name.upper()] = ref

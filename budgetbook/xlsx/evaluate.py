@@ -79,7 +79,21 @@ def evaluate_workbook(source: str | os.PathLike | bytes, workbook: Any = None) -
     try:
         return evaluate_fast(source if workbook is None else workbook)
     except Exception:  # noqa: BLE001  fasteval.Unsupported, or anything unforeseen: the reference path decides
+        _bound_model_work(source, workbook)
         return evaluate_with_model(source)
+
+
+def _bound_model_work(source: str | os.PathLike | bytes, workbook: Any) -> None:
+    """Refuse, before it starts, an ExcelModel evaluation that would build millions of cells (`model_cost`)."""
+    from .fasteval import Unsupported, load_workbook_of
+    from .model_cost import refuse_costly_model
+
+    if workbook is None:
+        try:
+            workbook = load_workbook_of(source)
+        except Unsupported:
+            return  # openpyxl cannot read it: ExcelModel gives its own reason
+    refuse_costly_model(workbook)
 
 
 def evaluate_with_model(source: str | os.PathLike | bytes) -> dict[str, Any]:
@@ -151,17 +165,32 @@ def _first_bad_formula(path: Path) -> str | None:
         return None
     parser = formulas.Parser()
     for ws in wb.worksheets:
-        for row in ws.iter_rows():
-            for cell in row:
-                text = getattr(cell.value, "text", cell.value)
-                if isinstance(text, str) and text.startswith("=") and len(text) > 1:
-                    try:
-                        parser.ast(text)
-                    except Exception:  # noqa: BLE001  any failure to parse is the answer sought
-                        shown = text if len(text) <= 60 else text[:57] + "..."
-                        return (f"the formula in {ws.title}!{cell.coordinate} (`{' '.join(shown.split())}`) is "
-                                "not one Excel accepts; fix or clear it")
+        # the cells that exist, in order: iter_rows would create every cell of the used range
+        for _, cell in sorted(ws._cells.items()):
+            text = getattr(cell.value, "text", cell.value)
+            if isinstance(text, str) and text.startswith("=") and len(text) > 1:
+                try:
+                    parser.ast(text)
+                except Exception:  # noqa: BLE001  any failure to parse is the answer sought
+                    shown = text if len(text) <= 60 else text[:57] + "..."
+                    where = f"the formula in {ws.title}!{cell.coordinate} (`{' '.join(shown.split())}`)"
+                    if _parses_with_signed_exponents(parser, text):  # Excel reads `1E308`; formulas does not
+                        return f"{where} writes a number as `1E308`, which the evaluator reads only as `1E+308`"
+                    return f"{where} is not one Excel accepts; fix or clear it"
     return None
+
+
+def _parses_with_signed_exponents(parser: Any, text: str) -> bool:
+    from openpyxl.formula import Tokenizer
+
+    from .shapes import signed_exponent
+
+    try:
+        tokens = Tokenizer(text).items
+        parser.ast("=" + "".join(signed_exponent(t.value) if t.subtype == "NUMBER" else t.value for t in tokens))
+    except Exception:  # noqa: BLE001  not the reason, then
+        return False
+    return True
 
 
 def _cell_value(by_key: dict, attr_text: str, filename: str) -> Any:

@@ -37,9 +37,17 @@ Semantics kept equal to the ExcelModel path (`evaluate.evaluate_workbook`):
   a value, as ExcelModel's dispatcher does; NotImplementedError gives #NAME?;
 - Excel errors come back as text ('#DIV/0!', '#REF!', '#NAME?', '#VALUE!').
 
+Whole columns and rows (`A:A`, `Inputs!3:5`) given straight to a function that
+ignores blank cells (`shapes.BLANK_BLIND_FUNCTIONS`: `=SUM(Inputs!A:A)`) are
+cut to the sheet's used rows or columns (`CellGrid.clamp`): what lies beyond is
+blank, so the value is the full column's, which ExcelModel gets by building all
+1,048,576 rows of it. So is a defined name of whole columns, read only there.
+
 Anything else raises `Unsupported`, and `evaluate_workbook` falls back to
-ExcelModel: array formulas, data-table formulas, external workbook refs,
-whole-column/row refs, table (structured) refs, ranges over 100,000 cells,
+ExcelModel (after `model_cost` has weighed what that would build): array
+formulas, data-table formulas, external workbook refs, whole columns or rows
+anywhere else (`=COUNTBLANK(A:A)`, `=SUM(1/A:A)`), table (structured) refs,
+ranges over 100,000 cells,
 names that are not a plain cell/range reference, names a formula uses that
 are not defined, error or date cells, strings with `_x` escapes (formulas'
 reader decodes those), sheet-scoped names, reference operators and whitespace
@@ -72,7 +80,7 @@ _VISITING, _DONE = 1, 2
 
 def evaluate_fast(source: Any) -> dict[str, Any]:
     """{defined name: value} for every workbook-scoped name; Excel errors as text; see the module doc."""
-    grid = CellGrid(_load(source))
+    grid = CellGrid(load_workbook_of(source))
     plans = plan_formulas(grid)
     deps = _dependencies(grid, plans)
     order, on_cycle = _evaluation_order(deps)
@@ -86,7 +94,7 @@ def evaluate_fast(source: Any) -> dict[str, Any]:
     return names
 
 
-def _load(source: Any) -> Any:
+def load_workbook_of(source: Any) -> Any:
     """An openpyxl workbook from a workbook, bytes or a path."""
     from openpyxl import Workbook, load_workbook
 

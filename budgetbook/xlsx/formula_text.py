@@ -117,6 +117,20 @@ def references(formula: str) -> list[Ref]:
     ]
 
 
+_CONSTANT_TOKENS = {(Token.OPERAND, Token.NUMBER), (Token.OPERAND, Token.LOGICAL), (Token.OPERAND, Token.TEXT),
+                    (Token.OP_PRE, ""), (Token.OP_IN, ""), (Token.OP_POST, ""), (Token.PAREN, Token.OPEN),
+                    (Token.PAREN, Token.CLOSE), (Token.WSPACE, "")}
+
+
+def is_constant(formula: str) -> bool:
+    """A constant in formula clothing: `=144000`, `=100000+44000`, `=(2*3)%`; no reference, no function."""
+    try:
+        tokens = _tokens(formula)
+    except FormulaTextError:
+        return False
+    return bool(tokens) and all((t.type, t.subtype) in _CONSTANT_TOKENS for t in tokens)
+
+
 # --- canonical spelling -------------------------------------------------------
 
 

@@ -21,6 +21,23 @@ class Limits:
     max_cells: int = 2_000_000        # openpyxl keeps ~200 bytes per cell in memory
     max_merged_cells: int = 1_000_000
     max_content_types_bytes: int = 5_000_000
+    # A sheet's used range: A1 to its last row and last column. ExcelModel (the evaluator's fallback)
+    # and openpyxl's iter_rows create every cell of it, empty or not: one cell at XFD1048576 is 17
+    # billion of them. A budget sheet's is at most ~100,000 (500 workloads x 20 markets).
+    max_used_range: int = 2_000_000
+    max_rows: int = 200_000           # <row> elements: openpyxl keeps a RowDimension (~1 KB) per formatted row
+    max_linked_cells: int = 1_000_000  # cells a hyperlink's range covers: openpyxl copies the link into each
+    max_shared_strings: int = 2_000_000
+    # budgetbook names every input and figure: ~70,000 names at 500 workloads x 6 markets, ~250,000 at
+    # the plan's caps (500 x 20)
+    max_defined_names: int = 500_000
+    # cell formats, column ranges, hyperlinks, data validations, conditional formats,
+    # comments, relationships (each kind on its own): one object each in openpyxl, a few in a budget
+    # workbook (Excel itself stops at 64,000 cell formats)
+    max_objects: int = 200_000
+    # cells the ExcelModel fallback may build (used ranges plus every range read, each ~1 KB); the fast
+    # evaluator, which handles every workbook budgetbook writes, needs no such limit
+    max_model_cells: int = 500_000
 
 
 DEFAULT_LIMITS = Limits()

@@ -10,7 +10,8 @@ is refused from its central directory in milliseconds. Then every member is
 inflated once, in bounded chunks, against its declared size, and every XML
 part is streamed through expat with DTDs refused and its cells counted
 (`xml_scan`). Last, the package's content types say what it is and holds
-(`package`); only then does openpyxl load it, from the verified bytes.
+(`package`); only then does openpyxl load it, from the verified bytes, and
+each sheet's used range is bounded before anything walks it.
 
 The checks raise `limits.Refused` with a reason; this module is the boundary
 that turns it into a `WorkbookError` naming the file.
@@ -115,9 +116,30 @@ def load_xlsx(path: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS,
     info = inspect_xlsx(path, limits)
     try:
         workbook = _load_verified(info.data, data_only)
+        bound_used_ranges(workbook, limits)
     except Refused as exc:
         raise WorkbookError(str(exc), source=source) from None
     return LoadedWorkbook(workbook=workbook, info=info)
+
+
+def bound_used_ranges(workbook: openpyxl.Workbook, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Refuse a sheet whose used range (A1 to its last row and column) is over the limit, naming the sheet.
+
+    Loading one cell at XFD1048576 costs nothing; walking the used range does, cell by cell (ExcelModel,
+    openpyxl's iter_rows): 17 billion of them. So it is judged here, from the cells loaded, before any walk.
+    """
+    for ws in workbook.worksheets:
+        cells = getattr(ws, "_cells", None)
+        if not cells:
+            continue
+        rows, cols = max(row for row, _ in cells), max(col for _, col in cells)
+        if rows * cols > limits.max_used_range:
+            from openpyxl.utils.cell import get_column_letter
+
+            last = f"{get_column_letter(cols)}{rows}"
+            raise Refused(f"sheet `{ws.title}` reaches cell {last}: its used range A1:{last} is {rows * cols:,} "
+                          f"cells, over the limit of {limits.max_used_range:,}; delete the far-away rows and "
+                          "columns (Ctrl+End shows the last cell) and save again")
 
 
 def _load_verified(data: bytes, data_only: bool) -> openpyxl.Workbook:

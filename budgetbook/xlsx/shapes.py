@@ -17,7 +17,7 @@ import schedula as sh
 from openpyxl.formula import Tokenizer
 from openpyxl.formula.tokenizer import Token
 
-from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters, parse_ref
+from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters, parse_lines, parse_ref
 from .numeric import compile_numeric
 
 # functions that read a reference's address, the calling cell, or the workbook
@@ -27,6 +27,10 @@ _ADDRESS_FUNCTIONS = {
     "_XLFN.SHEETS", "LAMBDA", "_XLFN.LAMBDA", "LET", "_XLFN.LET", "INFO", "RAND", "RANDBETWEEN", "NOW",
     "TODAY", "RANDARRAY", "_XLFN.RANDARRAY",
 }
+# functions whose value ignores blank cells in a range argument: a whole column given straight to one
+# of them may be cut to the sheet's used rows (`CellGrid.clamp`) and gives the value of the full one.
+# Not COUNTBLANK or COUNTIF (they count blanks), nor a column inside arithmetic (`SUM(1/A:A)`).
+BLANK_BLIND_FUNCTIONS = frozenset({"SUM", "COUNT", "COUNTA", "AVERAGE", "MIN", "MAX", "PRODUCT", "AND", "OR"})
 _NAME_RE = re.compile(r"^[A-Za-z_\\][A-Za-z0-9_.\\?]*$")
 _PLACEHOLDER_RE = re.compile(r"^PH(\d+)!")
 
@@ -140,12 +144,16 @@ def shape_of(formula: str, sheet: str, grid: CellGrid) -> tuple[str, list[Area]]
     parts: list[str] = []
     targets: list[Area] = []
     slots: dict[Hashable, int] = {}
-    for tok in _tokens(formula):
+    tokens = _tokens(formula)
+    enclosing: list[str] = []  # the function (or "" for a parenthesis) each open bracket belongs to
+    for i, tok in enumerate(tokens):
         _refuse_unshareable(tok)
         if tok.type == "OPERAND" and tok.subtype == "RANGE":
-            parts.append(_placeholder(tok.value, sheet, grid, targets, slots))
+            blind = _blank_blind_argument(tokens, i, enclosing)
+            parts.append(_placeholder(tok.value, sheet, grid, targets, slots, blind))
         else:
-            parts.append(tok.value)
+            _track_brackets(tok, enclosing)
+            parts.append(signed_exponent(tok.value) if tok.subtype == "NUMBER" else tok.value)
     return "=" + "".join(parts), targets
 
 
@@ -224,6 +232,30 @@ def _quick_tokens(formula: str) -> list[_Quick] | None:
     return None if parens else tokens
 
 
+_UNSIGNED_EXPONENT = re.compile(r"^([0-9]*\.?[0-9]*[eE])([0-9]+)$")
+
+
+def signed_exponent(number: str) -> str:
+    """`1E308` as `1E+308`: Excel reads both (and saves the second), `formulas`' parser only the second."""
+    return _UNSIGNED_EXPONENT.sub(r"\1+\2", number)
+
+
+def _track_brackets(tok: Token, enclosing: list[str]) -> None:
+    if tok.subtype == "OPEN" and tok.type in ("FUNC", "PAREN"):
+        enclosing.append(tok.value[:-1].upper().removeprefix("_XLFN.") if tok.type == "FUNC" else "")
+    elif tok.subtype == "CLOSE" and tok.type in ("FUNC", "PAREN") and enclosing:
+        enclosing.pop()
+
+
+def _blank_blind_argument(tokens: list[Token], i: int, enclosing: list[str]) -> bool:
+    """Whether token `i` is a whole argument of a function that ignores blanks (`SUM(A:A, 2)`, not `SUM(A:A*2)`)."""
+    if not enclosing or enclosing[-1] not in BLANK_BLIND_FUNCTIONS or i == 0 or i + 1 >= len(tokens):
+        return False
+    before, after = tokens[i - 1], tokens[i + 1]
+    return ((before.type, before.subtype) in (("FUNC", "OPEN"), ("SEP", "ARG"))
+            and (after.type, after.subtype) in (("FUNC", "CLOSE"), ("SEP", "ARG")))
+
+
 def _tokens(formula: str) -> list[Token] | list[_Quick]:
     quick = _quick_tokens(formula) if formula.startswith("=") else None
     if quick is not None:
@@ -248,16 +280,26 @@ def _refuse_unshareable(tok: Token) -> None:
         raise Unsupported(f"function {value}")
 
 
-def _placeholder(value: str, sheet: str, grid: CellGrid, targets: list[Area], slots: dict[Hashable, int]) -> str:
-    """The placeholder reference for `value`, adding its area to `targets` the first time it appears."""
+def _placeholder(value: str, sheet: str, grid: CellGrid, targets: list[Area], slots: dict[Hashable, int],
+                 blank_blind: bool = False) -> str:
+    """The placeholder reference for `value`, adding its area to `targets` the first time it appears.
+
+    Whole columns or rows are cut to the used range where `blank_blind` says blanks do not count.
+    """
     target: Area | None
     ref = parse_ref(value, sheet)
+    if ref is None and (lines := parse_lines(value, sheet)) is not None:
+        if not blank_blind:
+            raise Unsupported(f"whole columns or rows {value} outside a function that ignores blanks")
+        ref = grid.clamp(lines)
     if ref is None:
         if not _NAME_RE.match(value) or "!" in value:
             raise Unsupported(f"reference {value}")
         target = grid.names.get(value.upper())
         if target is None:
             raise Unsupported(f"undefined name {value}")
+        if value.upper() in grid.whole_line_names and not blank_blind:
+            raise Unsupported(f"name {value} of whole columns or rows outside a function that ignores blanks")
         key: Hashable = ("name", value.upper())
     else:
         target, key = ref, ref

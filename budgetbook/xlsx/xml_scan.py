@@ -1,16 +1,28 @@
 """Stream every XML part through expat before openpyxl sees it: refuse DTDs, count what loading would build.
 
 Refusing any DTD stops entity expansion and external entities before openpyxl
-(itself on defusedxml) ever parses the part. The same pass counts the cells
-and merged areas openpyxl would materialize: a 100-byte
-`<mergeCell ref="A1:XFD1048576"/>` would otherwise make it create 17 billion
-cell objects.
+(itself on defusedxml) ever parses the part. The same pass counts what loading
+(and evaluating) would build from a few bytes of XML, each against a limit of
+`Limits`:
+
+- cells, and the cells covered by merged areas and hyperlink ranges: a 100-byte
+  `<mergeCell ref="A1:XFD1048576"/>` or `<hyperlink ref="A1:XFD1048576"/>`
+  would make openpyxl create 17 billion cell objects;
+- rows, shared strings, and the other objects openpyxl makes one of per
+  element (defined names, cell formats, column ranges, hyperlinks,
+  validations, conditional formats, comments, relationships).
+
+A sheet's used range (A1 to its last cell) is bounded once openpyxl has
+loaded the cells (`safety`): one cell at XFD1048576 costs nothing to load,
+only to walk. The declared `<dimension ref=...>` is trusted for nothing:
+openpyxl, in the mode budgetbook loads, ignores it.
 """
 
 from __future__ import annotations
 
+import posixpath
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 from xml.parsers import expat
 
@@ -23,12 +35,40 @@ CONTENT_TYPES = "[Content_Types].xml"
 _XML_SUFFIXES = (".xml", ".rels", ".vml")
 
 
+_REL_ID = "http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+
+_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_RELS = "http://schemas.openxmlformats.org/package/2006/relationships}"
+
+# element (namespace}name, as openpyxl looks for it) -> (Limits field, what it is): openpyxl builds one
+# object per element. Counted in every part, whatever its root: openpyxl parses any part a relationship
+# points it at as that kind of part. (A theme's drawingml `a:font`, or a drawing's `xdr:row`, are not these.)
+_COUNTED = {
+    _MAIN + "row": ("max_rows", "rows"),
+    _MAIN + "col": ("max_objects", "column ranges"),
+    _MAIN + "hyperlink": ("max_objects", "hyperlinks"),
+    _MAIN + "dataValidation": ("max_objects", "data validations"),
+    _MAIN + "cfRule": ("max_objects", "conditional formats"),
+    _MAIN + "si": ("max_shared_strings", "shared strings"),
+    _MAIN + "definedName": ("max_defined_names", "defined names"),
+    _MAIN + "comment": ("max_objects", "comments"),
+    _RELS + "Relationship": ("max_objects", "relationships"),
+    **{_MAIN + tag: ("max_objects", "style records")
+       for tag in ("xf", "font", "fill", "border", "numFmt", "dxf", "cellStyle")},
+}
+
+
 @dataclass
 class _Tally:
     """Counts across all parts: the limits are per workbook, not per sheet."""
 
     cells: int = 0
     merged: int = 0
+    linked: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    sheets: list[tuple[str, str]] = field(default_factory=list)        # (title, relationship id) in workbook order
+    workbook_part: str = ""
+    relationships: dict[str, dict[str, str]] = field(default_factory=dict)  # rels part -> {id: target}
 
 
 class _XmlScan:
@@ -38,11 +78,12 @@ class _XmlScan:
         self.name = name
         self.limits = limits
         self.tally = tally
+        self.root = ""
         parser = expat.ParserCreate(namespace_separator="}")
         parser.StartDoctypeDeclHandler = self._doctype
         parser.EntityDeclHandler = self._entity
         parser.ExternalEntityRefHandler = self._entity
-        parser.StartElementHandler = self._start
+        parser.StartElementHandler = self._first
         self.parser = parser
 
     def _doctype(self, *args: Any) -> NoReturn:
@@ -52,26 +93,62 @@ class _XmlScan:
     def _entity(self, *args: Any) -> NoReturn:
         raise Refused(f"`{self.name}` declares or references an XML entity: refused")
 
+    def _first(self, tag: str, attrs: dict[str, str]) -> None:
+        """The root element: what kind of part this is. Every later element goes to `_start`."""
+        self.root = tag.rpartition("}")[2]
+        if self.root == "workbook" and not self.tally.workbook_part:
+            self.tally.workbook_part = self.name
+        self.parser.StartElementHandler = self._start
+        self._start(tag, attrs)
+
     def _start(self, tag: str, attrs: dict[str, str]) -> None:
+        # called for every element of up to 300 MB of XML: the common ones (<c>, <v>, <f>) leave first
+        if tag.endswith("}c") or tag == "c":
+            self._cell()
+            return
+        counted = _COUNTED.get(tag)
+        if counted is not None:
+            self._count(*counted)
         local = tag.rpartition("}")[2]
-        if local == "c":
-            self.tally.cells += 1
-            if self.tally.cells > self.limits.max_cells:
-                raise Refused(f"holds over {self.limits.max_cells:,} cells, more than a budget "
-                              f"workbook needs (limit reached in `{self.name}`)")
-        elif local == "mergeCell":
+        if local == "mergeCell":
             self._merge(attrs.get("ref", ""))
+        elif local == "hyperlink":
+            self._link(attrs.get("ref", ""))
+        elif local == "sheet" and self.root == "workbook":
+            self.tally.sheets.append((attrs.get("name", ""), attrs.get(_REL_ID, "")))
+        elif local == "Relationship" and self.name.endswith("workbook.xml.rels"):
+            self.tally.relationships.setdefault(self.name, {})[attrs.get("Id", "")] = attrs.get("Target", "")
+
+    def _count(self, limit_field: str, what: str) -> None:
+        counts = self.tally.counts
+        counts[what] = counts.get(what, 0) + 1
+        limit = getattr(self.limits, limit_field)
+        if counts[what] > limit:
+            raise Refused(f"holds over {limit:,} {what}, more than a budget workbook needs "
+                          f"(limit reached in {self.where()})")
+
+    def _cell(self) -> None:
+        self.tally.cells += 1
+        if self.tally.cells > self.limits.max_cells:
+            raise Refused(f"holds over {self.limits.max_cells:,} cells, more than a budget "
+                          f"workbook needs (limit reached in {self.where()})")
 
     def _merge(self, ref: str) -> None:
-        try:
-            min_col, min_row, max_col, max_row = range_boundaries(ref)
-            area = (max_col - min_col + 1) * (max_row - min_row + 1)
-        except (ValueError, TypeError):
-            return  # openpyxl will reject it with its own message
-        self.tally.merged += area
+        self.tally.merged += _area(ref)
         if self.tally.merged > self.limits.max_merged_cells:
-            raise Refused(f"`{self.name}` merges {self.tally.merged:,} cells (limit "
+            raise Refused(f"{self.where()} merges {self.tally.merged:,} cells (limit "
                           f"{self.limits.max_merged_cells:,}): loading would exhaust memory")
+
+    def _link(self, ref: str) -> None:
+        self.tally.linked += _area(ref)
+        if self.tally.linked > self.limits.max_linked_cells:
+            raise Refused(f"{self.where()} has hyperlinks over {self.tally.linked:,} cells (limit "
+                          f"{self.limits.max_linked_cells:,}): loading would copy the link into each")
+
+    def where(self) -> str:
+        """`sheet `Inputs`` for a worksheet part whose title is known, else the part's name in backticks."""
+        title = _sheet_title(self.tally, self.name)
+        return f"sheet `{title}`" if title is not None else f"`{self.name}`"
 
     def feed(self, piece: bytes, final: bool = False) -> None:
         try:
@@ -93,7 +170,7 @@ def scan_members(archive: zipfile.ZipFile, data: bytes, limits: Limits) -> tuple
     tally = _Tally()
     content_types = None
     budget = limits.max_uncompressed
-    for info in archive.infolist():
+    for info in _scan_order(archive.infolist()):
         if info.is_dir():
             continue
         keep = info.filename == CONTENT_TYPES
@@ -124,3 +201,30 @@ def _scan_member(data: bytes, info: zipfile.ZipInfo, limits: Limits, tally: _Tal
     if scan is not None:
         scan.feed(b"", final=True)
     return produced, b"".join(pieces)
+
+
+def _area(ref: str) -> int:
+    """Cells in an A1 range (`A1:XFD1048576`) or cell; 0 for what openpyxl will reject itself."""
+    try:
+        min_col, min_row, max_col, max_row = range_boundaries(ref)
+        return (max_col - min_col + 1) * (max_row - min_row + 1)
+    except (ValueError, TypeError):
+        return 0
+
+
+def _sheet_title(tally: _Tally, part: str) -> str | None:
+    """The title of the sheet stored in `part`, through the workbook's relationships (read first: `_scan_order`)."""
+    workbook = tally.workbook_part
+    folder = posixpath.dirname(workbook)
+    rels = tally.relationships.get(posixpath.join(folder, "_rels", posixpath.basename(workbook) + ".rels"), {})
+    for title, rel_id in tally.sheets:
+        target = rels.get(rel_id, "")
+        resolved = target.lstrip("/") if target.startswith("/") else posixpath.normpath(posixpath.join(folder, target))
+        if resolved == part:
+            return title
+    return None
+
+
+def _scan_order(infos: list[zipfile.ZipInfo]) -> list[zipfile.ZipInfo]:
+    """The workbook part and its relationships first (openpyxl writes them last), so refusals name sheets."""
+    return sorted(infos, key=lambda info: not info.filename.endswith(("workbook.xml", "workbook.xml.rels")))

@@ -1,0 +1,92 @@
+"""Whether a cell's formula reads itself, through the cells and defined names it reads: a bounded walk.
+
+Both evaluators leave a cell on a cycle without a value, which reads back as
+None: without this walk a circular input would be reported as a blank cell.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter, range_boundaries
+
+from ..errors import WorkbookError
+from ..xlsx.formula_text import references
+
+if TYPE_CHECKING:
+    from .readback import OpenedWorkbook
+
+Node = tuple[str, str]  # (SHEET TITLE upper-cased, "C5")
+MAX_CELLS_WALKED = 20_000  # the walk gives up (no cycle claimed) past this: bounded on any workbook
+MAX_RANGE_CELLS = 1_024    # cells of one range followed
+
+
+def cycle_through(book: OpenedWorkbook, sheet: str, cell: str) -> list[str] | None:
+    """The cells from `sheet!cell` back to itself (`['Inputs!C5', 'Inputs!C6', 'Inputs!C5']`), or None."""
+    sheets = {ws.title.upper(): ws for ws in book.wb.worksheets}
+    start: Node = (sheet.upper(), cell.replace("$", "").upper())
+    parent: dict[Node, Node] = {}
+    stack = [start]
+    while stack:
+        node = stack.pop()
+        for nxt in _reads(book, sheets, node):
+            if nxt == start:
+                return _path(sheets, parent, node, start)
+            if nxt not in parent:
+                parent[nxt] = node
+                if len(parent) > MAX_CELLS_WALKED:
+                    return None
+                stack.append(nxt)
+    return None
+
+
+def _path(sheets: dict[str, Any], parent: dict[Node, Node], last: Node, start: Node) -> list[str]:
+    nodes = [last]
+    while nodes[-1] != start:
+        nodes.append(parent[nodes[-1]])
+    nodes.reverse()
+    return [f"{sheets[s].title}!{c}" for s, c in nodes + [start]]
+
+
+def _reads(book: OpenedWorkbook, sheets: dict[str, Any], node: Node) -> list[Node]:
+    """The cells the formula at `node` reads (none when it holds no formula)."""
+    from .readback import formula_of
+
+    sheet, cell = node
+    ws = sheets.get(sheet)
+    if ws is None:
+        return []
+    found = ws._cells.get(coordinate_to_tuple(cell))  # not ws[cell]: that would create the cell
+    text = formula_of(found.value) if found is not None else None
+    if text is None:
+        return []
+    try:
+        refs = references(text)
+    except WorkbookError:
+        return []
+    out: list[Node] = []
+    for ref in refs:
+        if ref.name is not None:
+            where = book.names.get(ref.name.lower())
+            if where is not None:
+                out.append((where[0].upper(), where[1].replace("$", "")))
+        elif ref.cell is not None:
+            out += [((ref.sheet or ws.title).upper(), c) for c in _cells(ref.cell)]
+    return out
+
+
+def _cells(area: str) -> list[str]:
+    """The cells of `C5` or `C5:D9`, at most MAX_RANGE_CELLS; none for whole columns or rows or `#REF!`."""
+    try:
+        min_col, min_row, max_col, max_row = range_boundaries(area)
+    except (ValueError, TypeError):
+        return []
+    if min_col is None or min_row is None or max_col is None or max_row is None:
+        return []
+    out = []
+    for row in range(min_row, max_row + 1):
+        for col in range(min_col, max_col + 1):
+            out.append(f"{get_column_letter(col)}{row}")
+            if len(out) >= MAX_RANGE_CELLS:
+                return out
+    return out
