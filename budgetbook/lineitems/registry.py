@@ -32,12 +32,13 @@ LINE_ITEMS: tuple[LineItem, ...] = (
 )
 
 TOTAL = Line("total", "Total development cost")
-FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Checks", EMBED_SHEET)
+FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Cash flow", "Checks", EMBED_SHEET)
 # defined-name prefixes of the cells outside the line items' calculations (inputs, constants, outputs)
 FRAME_PREFIXES = {
     "mkt_": "market inputs (`mkt_<market>_price_<gpu>`)", "wl_": "workload inputs (`wl_<workload>_mfu`)",
     "k_": "named constants (`k_seconds_per_hour`)",
-    "sum_": "Summary rows", "prc_": "Procurement rows", "chk_": "Checks rows", "checks_ok": "the master check",
+    "sum_": "Summary rows", "prc_": "Procurement rows", "cf_": "Cash flow rows (`cf_<item>_<market>_m<n>`)",
+    "chk_": "Checks rows", "checks_ok": "the master check",
 }
 
 

@@ -6,6 +6,8 @@ formula carries a bare number (FAST standard).
 
 from __future__ import annotations
 
+from ..plan.timing import DAYS_PER_MONTH, SETUP_MONTHS
+
 SECONDS_PER_HOUR = 3600
 HOURS_PER_DAY = 24
 FLOP_PER_TFLOP = 1e12
@@ -21,6 +23,9 @@ CONSTANTS = (
     ("k_flop_per_tflop", "FLOP per TFLOP", FLOP_PER_TFLOP, "FLOP", "SI prefix tera = 1e12"),
     ("k_bytes_per_gb", "Bytes per GB", BYTES_PER_GB, "bytes", "decimal gigabyte, SI giga = 1e9"),
     ("k_tokens_per_million", "Tokens per million", TOKENS_PER_MILLION, "tokens", "definition"),
+    ("k_days_per_month", "Days per month (average)", DAYS_PER_MONTH, "days", "365.25 days / 12"),
+    ("k_setup_months", "Months at the plan's start that take set-up costs", SETUP_MONTHS, "months",
+     "a market's extra engineering days and the further items fall in the plan's first month"),
     ("k_none", "Nothing (a line with no entries)", NONE, "", "used where a plan has no entries for a line"),
     ("k_tolerance", "Check tolerance (relative)", CHECK_TOLERANCE, "share", "sums may differ by rounding only"),
 )
