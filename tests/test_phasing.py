@@ -108,7 +108,7 @@ def test_templates_without_a_schedule_keep_their_figures(template):
         assert math.isclose(sum(row.values), breakdown.value(f"{row.item}_{row.market}"), rel_tol=1e-12)
 
 
-def test_windows_past_the_months_turn_the_check_red(tmp_path):
+def test_windows_past_the_months_turn_the_check_red(capsys, tmp_path):
     """An input edited to run past the sheet's months: the months no longer add up, and Checks says so."""
     plan = example_plan()
     out = write_workbook(plan, yaml.safe_dump(EXAMPLE), tmp_path / "phased.xlsx")
@@ -119,6 +119,27 @@ def test_windows_past_the_months_turn_the_check_red(tmp_path):
     values = evaluate_workbook(tmp_path / "edited.xlsx")
     assert values["chk_cf_people_cloud"] is False and values["checks_ok"] is False
     assert values["people_cloud"] == 30000  # the figure itself is unchanged
+    code, out, _ = run(capsys, "check", tmp_path / "edited.xlsx", "--format", "json")
+    findings = [f for f in json.loads(out)["findings"] if f["kind"] == "mismatch"]
+    assert code == 1 and [f["message"] for f in findings] == [
+        "the schedule now runs to 2026-07 (7 months) but the Cash flow sheet has 5: its months no longer add up "
+        "to the figures; extract the plan and generate the workbook again"]
+
+
+def test_check_holds_each_month_against_the_reference(capsys, tmp_path):
+    """A month typed over is `hardcoded`, and its line's month differs from the reference: one `mismatch`."""
+    out = write_workbook(example_plan(), yaml.safe_dump(EXAMPLE), tmp_path / "phased.xlsx")
+    wb = openpyxl.load_workbook(out)
+    sheet, cell = next(iter(wb.defined_names["cf_cmp_train_cloud_m3"].destinations))
+    wb[sheet][cell.replace("$", "")].value = 5
+    wb.save(tmp_path / "edited.xlsx")
+    code, text, _ = run(capsys, "check", tmp_path / "edited.xlsx", "--format", "json")
+    findings = {(f["kind"], f["name"]): f for f in json.loads(text)["findings"]}
+    assert code == 1
+    assert ("hardcoded", "cf_cmp_train_cloud_m3") in findings
+    mismatch = findings[("mismatch", "cf_compute_cloud_m3")]
+    assert mismatch["message"] == "Compute (cloud) in 2026-03 is 5.00; the reference model gives 1,000.00"
+    assert ("mismatch", "cf_total_cloud_m3") in findings
 
 
 def test_extract_writes_changed_timing_back(capsys, tmp_path):
