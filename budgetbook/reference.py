@@ -72,8 +72,11 @@ def figure_name(item: str, market: str) -> str:
 
 
 def market_view(plan: Plan, market_id: str, scenario: str) -> MarketView:
+    from .lineitems.phasing import month_count
+
     resolved = Resolved(plan, scenario)
-    return MarketView(resolved, next(m for m in resolved.markets if m.id == market_id), scenario)
+    return MarketView(resolved, next(m for m in resolved.markets if m.id == market_id), scenario,
+                      months=month_count(plan))
 
 
 def market_lines(plan: Plan, market_id: str, scenario: str) -> dict[str, float]:
@@ -156,10 +159,7 @@ class MonthlyBreakdown:
 
 def market_months(plan: Plan, market_id: str, scenario: str = "base") -> dict[str, list[float]]:
     """Every line in the total of one market, month by month, and the total; each line sums to its figure."""
-    from .lineitems.phasing import month_count
-
     view = market_view(plan, market_id, scenario)
-    view.months = month_count(plan)
     for item in LINE_ITEMS:
         view.lines.update(item.reference(view))
     for item in LINE_ITEMS:

@@ -169,8 +169,17 @@ def from_examples(section) -> st.SearchStrategy:
     return st.one_of(st.none(), st.sampled_from(section.examples).map(copy.deepcopy))
 
 
-# one strategy per plan section a line item owns (test_registry checks none is missing)
-SECTION_STRATEGIES = {"people": people_section(), "items": items_section(), "serving": serving_section()}
+@st.composite
+def commitment(draw, market_id: str, gpu: str) -> dict:
+    """A block on a priced market: sized so that random workloads leave it idle, fill it, or overflow it."""
+    return {"market": market_id, "gpu": gpu, "gpus": draw(value(1, 2048)), "term_months": draw(value(0.5, 6)),
+            "fallback_price_per_gpu_hour": draw(value(0.5, 12))} | draw(timing(months=False))
+
+
+# one strategy per plan section a line item owns (test_registry checks none is missing); commitments name
+# markets, so `plan_data` draws them once the markets are known
+SECTION_STRATEGIES = {"people": people_section(), "items": items_section(), "serving": serving_section(),
+                      "commitments": st.none()}
 
 
 def section_strategy(section) -> st.SearchStrategy:
@@ -198,8 +207,10 @@ def plan_data(draw) -> dict:
         markets.insert(draw(st.integers(0, len(markets))), {"id": "dc", "label": "Hybrid", "hybrid": hybrid})
     data: dict = {"name": "random-plan", "currency": draw(st.sampled_from(("USD", "EUR", "CHF"))),
                   "description": draw(st.sampled_from(TEXTS)), "markets": markets, "workloads": workloads}
-    with_months = any(isinstance(entry.get("start"), str) for entry in workloads + (sections.get("people") or {}
-                                                                                   ).get("roles", []))
+    if draw(st.booleans()):
+        sections["commitments"] = [draw(commitment(priced_ids[0], draw(st.sampled_from(sorted(gpus)))))]
+    with_months = any(isinstance(entry.get("start"), str) for entry in workloads + sections.get("commitments", [])
+                      + (sections.get("people") or {}).get("roles", []))
     if with_months or draw(st.booleans()):
         data["start"] = PLAN_STARTS[0] if with_months else draw(st.sampled_from(PLAN_STARTS))
     return data | sections

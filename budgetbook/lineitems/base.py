@@ -69,6 +69,7 @@ class LineItem:
     # over time (lines in the total only): line id -> one value per month, and its rows on the Cash flow sheet
     monthly: Callable[[MarketView], dict[str, list[float]]] | None = None
     cash_flow: Callable[[CashFlow, Plan, Inputs], None] | None = None
+    timing: Callable[[CashFlow, Plan, Inputs], None] | None = None     # its own timing flags on the Cash flow
 
 
 def one_sheet(title: str) -> Callable[[Plan, set[str]], list[str]]:

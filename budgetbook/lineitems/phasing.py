@@ -59,6 +59,9 @@ def windows(plan: Any) -> list[Window]:
     for workload in plan.workloads:
         found += [run_window(plan, workload), kept_window(plan, workload)]
     found += [role_window(plan, role) for role in plan.people.roles]
+    for c in plan.commitments:
+        offset = offset_of(plan.start, c.start)
+        found.append(((0.0 if offset is None else float(offset)), float(c.term_months)))
     return found
 
 

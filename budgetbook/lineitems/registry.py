@@ -15,7 +15,7 @@ from pydantic import create_model
 
 from ..plan.model import Plan
 from ..workbook.embed import SHEET as EMBED_SHEET
-from . import compute, contingency, failed_runs, final_run, items, people, serving, storage_egress
+from . import commitment, compute, contingency, failed_runs, final_run, items, people, serving, storage_egress
 from .base import Line, LineItem
 
 # Tab and build order: an item that adds rows to another's sheet comes right after it.
@@ -24,6 +24,7 @@ LINE_ITEMS: tuple[LineItem, ...] = (
     compute.ITEM,
     final_run.ITEM,
     failed_runs.ITEM,
+    commitment.ITEM,
     storage_egress.ITEM,
     people.ITEM,
     items.ITEM,

@@ -115,13 +115,13 @@ class CashFlow:
     # --- money rows ---------------------------------------------------------------------------
 
     def row(self, label: str, template: str, name: str, market: Market, refs: dict[str, str | int | Flag] | None = None,
-            *, item: str = "", kind: str = "calc", total: bool = True) -> int:
+            *, item: str = "", kind: str = "calc", total: bool = True, unit: str = "", fmt: str = "") -> int:
         """A money row of one market: `template` with `{x}` a name (same in every month), a row of this
         sheet (`int`, its cell in the month's column) or a `Flag` (the flag's cell in the month's column)."""
         sheet, row, book = self.sheet, self.sheet.row, self.book
-        money0 = st.money(self.plan.currency)
+        money0 = fmt or st.money(self.plan.currency)
         sheet.put(row, 1, label, "figure" if kind == "figure" else "label", text=True)
-        sheet.put(row, 2, self.plan.currency, "unit", text=True)
+        sheet.put(row, 2, unit or self.plan.currency, "unit", text=True)
         for n in range(self.months):
             col = self.col(n)
             values = {key: ref if isinstance(ref, str)
@@ -170,6 +170,9 @@ def _timing_flags(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
     for i, role in enumerate(plan.people.roles):  # type: ignore[attr-defined]
         at = ("people", "roles", i)
         cf.flag(f"role{i + 1}", f"Role paid: {role.role}", f"={inp[at + ('start',)]}", f"={inp[at + ('months',)]}")
+    for item in LINE_ITEMS:
+        if item.timing is not None:
+            item.timing(cf, plan, inp)
     cf.gap()
 
 
