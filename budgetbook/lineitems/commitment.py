@@ -137,7 +137,7 @@ def monthly(view: MarketView) -> dict[str, list[float]]:
 def reference(view: MarketView) -> dict[str, float]:
     if not view.plan.commitments:
         return {}
-    return {LINE.id: sum(sum(_monthly_cost(view, c)) for _, c in used_here(view))}
+    return {LINE.id: sum((sum(_monthly_cost(view, c)) for _, c in used_here(view)), 0.0)}
 
 
 # --- the sheet ----------------------------------------------------------------------------
