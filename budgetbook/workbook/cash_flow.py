@@ -136,7 +136,9 @@ class CashFlow:
 
     def spread(self, label: str, cost: str, flag: Flag, name: str, market: Market, item: str) -> int:
         """A cost (a defined name) spread over a timing flag's months."""
-        return self.row(label, "={cost}*{flag}", name, market, {"cost": cost, "flag": flag}, item=item)
+        # no Total column: the line's row below has one, and on a portfolio these rows are most of the
+        # sheet (a SUM per row is a cell the evaluator computes on its own)
+        return self.row(label, "={cost}*{flag}", name, market, {"cost": cost, "flag": flag}, item=item, total=False)
 
     def line(self, line_id: str, label: str, market: Market, parts: list[int]) -> int:
         """A line item's row of one market: the sum of its rows just above (`parts`, contiguous)."""
