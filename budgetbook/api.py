@@ -23,7 +23,7 @@ from .atomic import PathLike, check_destination
 from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL
 
 if TYPE_CHECKING:
-    from .reference import Breakdown
+    from .reference import Breakdown, MonthlyBreakdown
     from .review.check import CheckReport
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "init_plan",
     "list_templates",
     "plan_schema",
+    "show_months",
     "show_plan",
 ]
 
@@ -62,6 +63,14 @@ def show_plan(spec: str | Path | None = None) -> Breakdown:
     from .reference import compute_breakdown
 
     return compute_breakdown(load_plan(spec))
+
+
+def show_months(spec: str | Path | None = None) -> MonthlyBreakdown:
+    """The reference model's development cost month by month (base case), per market."""
+    from .plan.loader import load_plan
+    from .reference import compute_monthly
+
+    return compute_monthly(load_plan(spec))
 
 
 def plan_schema() -> dict[str, Any]:

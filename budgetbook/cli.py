@@ -42,6 +42,10 @@ class ShowFormat(str, Enum):
     markdown = "markdown"
 
 
+class ShowBy(str, Enum):
+    month = "month"
+
+
 def _version(value: bool):
     if value:
         typer.echo(f"budgetbook {__version__}")
@@ -86,10 +90,20 @@ def init(
 def show(
     plan: PlanArgument = None,
     format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
+    by: Annotated[ShowBy | None, typer.Option("--by", help="month: the development cost month by month.")] = None,
 ):
     """Print the reference model's figures for a plan."""
-    from .api import show_plan
+    from .api import show_months, show_plan
 
+    if by is ShowBy.month:
+        monthly = show_months(plan)
+        if format is ShowFormat.json:
+            typer.echo(json.dumps(monthly.as_json(), indent=2))
+        else:
+            from .printing_months import render_months
+
+            render_months(monthly, format.value)
+        return
     breakdown = show_plan(plan)
     if format is ShowFormat.json:
         typer.echo(json.dumps(breakdown.as_json(), indent=2))

@@ -99,6 +99,9 @@ def sheets_table() -> str:
         rows.append(f"| {title} | {li.doc} |")
     rows += ["| `Summary` | every figure per market, the three magnitudes apart, a chart |",
              "| `Procurement` | markets side by side, the cheapest total highlighted |",
+             "| `Cash flow` | months across: each development line per market (a row per workload or role, spread by "
+             "its timing flag), the total and the cumulative spend per market, a chart of it; the Checks sheet "
+             "holds each row's months against its figure |",
              "| `Checks` | the workbook checking itself; the master check `checks_ok` |",
              f"| `{FRAME_TITLES[-1]}` (hidden) | the plan the workbook was generated from |"]
     return "\n".join(rows)

@@ -78,8 +78,11 @@ def figure_name(item: str, market: str) -> str:
 
 
 def market_view(plan: Plan, market_id: str, scenario: str) -> MarketView:
+    from .lineitems.phasing import month_count
+
     resolved = Resolved(plan, scenario)
-    return MarketView(resolved, next(m for m in resolved.markets if m.id == market_id), scenario)
+    return MarketView(resolved, next(m for m in resolved.markets if m.id == market_id), scenario,
+                      months=month_count(plan))
 
 
 def market_lines(plan: Plan, market_id: str, scenario: str) -> dict[str, float]:
@@ -121,3 +124,68 @@ def compute_breakdown(plan: Plan) -> Breakdown:
             figures.append(Figure(figure_name(item, market.id), item, market.id, labels[item], value,
                                   low if ranged else None, high if ranged else None))
     return Breakdown(plan.name, plan.currency, [m.id for m in plan.markets], figures, plan)
+
+
+@dataclass
+class MonthlyRow:
+    market: str
+    item: str
+    label: str
+    values: list[float]
+    total: float      # the line item's figure; its months add up to it (up to floating-point rounding)
+
+    def as_dict(self) -> dict:
+        return {"market": self.market, "item": self.item, "label": self.label, "values": self.values,
+                "total": self.total}
+
+
+@dataclass
+class MonthlyBreakdown:
+    """The development cost month by month (base case): a row per line item and market, the total last."""
+
+    plan: str
+    currency: str
+    markets: list[str]
+    months: list[str]
+    rows: list[MonthlyRow]
+
+    def cumulative(self, market: str) -> list[float]:
+        total = next(r for r in self.rows if r.market == market and r.item == TOTAL.id)
+        running, out = 0.0, []
+        for value in total.values:
+            running += value
+            out.append(running)
+        return out
+
+    def as_json(self) -> dict:
+        return {"plan": self.plan, "currency": self.currency, "markets": self.markets, "months": self.months,
+                "rows": [r.as_dict() for r in self.rows],
+                "cumulative": [{"market": m, "values": self.cumulative(m)} for m in self.markets]}
+
+
+def market_months(plan: Plan, market_id: str, scenario: str = "base") -> dict[str, list[float]]:
+    """Every line in the total of one market, month by month, and the total; each line sums to its figure."""
+    view = market_view(plan, market_id, scenario)
+    for item in LINE_ITEMS:
+        view.lines.update(item.reference(view))
+    for item in LINE_ITEMS:
+        if item.monthly is not None:
+            view.monthly.update(item.monthly(view))
+    development = [line.id for line in lines(plan) if line.in_total]
+    out = {line_id: view.monthly[line_id] for line_id in development}
+    out[TOTAL.id] = [sum(month) for month in zip(*out.values(), strict=True)] if out else [0.0] * view.months
+    return out
+
+
+def compute_monthly(plan: Plan) -> MonthlyBreakdown:
+    from .lineitems.phasing import month_count
+    from .plan.timing import month_labels
+
+    labels = {line.id: line.label for line in lines(plan)} | {TOTAL.id: TOTAL.label}
+    rows = []
+    for market in plan.markets:
+        figures = market_lines(plan, market.id, "base")
+        rows += [MonthlyRow(market.id, item, labels[item], values, figures[item])
+                 for item, values in market_months(plan, market.id).items()]
+    return MonthlyBreakdown(plan.name, plan.currency, [m.id for m in plan.markets],
+                            month_labels(plan.start, month_count(plan)), rows)

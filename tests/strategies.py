@@ -84,6 +84,25 @@ def workload(draw, wid: str) -> dict:
     data["final_run"] = draw(st.booleans())
     if draw(st.integers(0, 2)):
         data["checkpoints"] = draw(checkpoints())
+    data |= draw(timing(months=True))
+    return data
+
+
+START_MONTHS = ("2026-01", "2026-02", "2026-07", "2027-01")  # months at or after PLAN_STARTS[0]
+PLAN_STARTS = ("2026-01", "2025-11")
+
+
+@st.composite
+def timing(draw, months: bool) -> dict:
+    """A start (absent, an offset or range of offsets, or a calendar month) and, for a workload, a length."""
+    data: dict = {}
+    way = draw(st.sampled_from(("none", "offset", "month")))
+    if way == "offset":
+        data["start"] = draw(value(0, 18))
+    elif way == "month":
+        data["start"] = draw(st.sampled_from(START_MONTHS))
+    if months and draw(st.booleans()):
+        data["months"] = draw(value(0.1, 14))
     return data
 
 
@@ -119,7 +138,7 @@ def serving_section(draw) -> dict | None:
 @st.composite
 def people_section(draw) -> dict | None:
     roles = [{"role": draw(st.sampled_from(TEXTS[1:])), "count": draw(value(0, 20)),
-              "months": draw(value(0, 24)), "monthly_cost": draw(value(0, 1e5))}
+              "months": draw(value(0, 24)), "monthly_cost": draw(value(0, 1e5))} | draw(timing(months=False))
              for _ in range(draw(st.integers(0, 2)))]
     if not roles and not draw(st.booleans()):
         return None
@@ -150,8 +169,17 @@ def from_examples(section) -> st.SearchStrategy:
     return st.one_of(st.none(), st.sampled_from(section.examples).map(copy.deepcopy))
 
 
-# one strategy per plan section a line item owns (test_registry checks none is missing)
-SECTION_STRATEGIES = {"people": people_section(), "items": items_section(), "serving": serving_section()}
+@st.composite
+def commitment(draw, market_id: str, gpu: str) -> dict:
+    """A block on a priced market: sized so that random workloads leave it idle, fill it, or overflow it."""
+    return {"market": market_id, "gpu": gpu, "gpus": draw(value(1, 2048)), "term_months": draw(value(0.5, 6)),
+            "fallback_price_per_gpu_hour": draw(value(0.5, 12))} | draw(timing(months=False))
+
+
+# one strategy per plan section a line item owns (test_registry checks none is missing); commitments name
+# markets, so `plan_data` draws them once the markets are known
+SECTION_STRATEGIES = {"people": people_section(), "items": items_section(), "serving": serving_section(),
+                      "commitments": st.none()}
 
 
 def section_strategy(section) -> st.SearchStrategy:
@@ -179,6 +207,12 @@ def plan_data(draw) -> dict:
         markets.insert(draw(st.integers(0, len(markets))), {"id": "dc", "label": "Hybrid", "hybrid": hybrid})
     data: dict = {"name": "random-plan", "currency": draw(st.sampled_from(("USD", "EUR", "CHF"))),
                   "description": draw(st.sampled_from(TEXTS)), "markets": markets, "workloads": workloads}
+    if draw(st.booleans()):
+        sections["commitments"] = [draw(commitment(priced_ids[0], draw(st.sampled_from(sorted(gpus)))))]
+    with_months = any(isinstance(entry.get("start"), str) for entry in workloads + sections.get("commitments", [])
+                      + (sections.get("people") or {}).get("roles", []))
+    if with_months or draw(st.booleans()):
+        data["start"] = PLAN_STARTS[0] if with_months else draw(st.sampled_from(PLAN_STARTS))
     return data | sections
 
 

@@ -16,14 +16,16 @@ from budgetbook.plan.loader import load_plan, template_names, template_text
 from budgetbook.plan.schema import plan_schema
 
 ROOT = Path(__file__).resolve().parent.parent
-CONTRACT_TEMPLATES = ["deepseek-v3", "finetune-13b-lora", "pretrain-7b"]
+CONTRACT_TEMPLATES = ["deepseek-v3", "finetune-13b-lora", "pretrain-7b"]  # names are contract
+TEMPLATES = ["deepseek-v3", "finetune-13b-lora", "lab-year", "pretrain-7b"]
 
 
 def test_templates_lists_one_a_line_with_description(capsys):
     code, out, _ = run(capsys, "templates")
     assert code == 0
     lines = out.splitlines()
-    assert [line.split()[0] for line in lines] == CONTRACT_TEMPLATES == template_names()
+    assert [line.split()[0] for line in lines] == TEMPLATES == template_names()
+    assert set(CONTRACT_TEMPLATES) <= set(TEMPLATES)
     for line in lines:
         name, description = line.split(None, 1)
         assert description.strip() == load_plan(name).description

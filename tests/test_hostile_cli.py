@@ -303,7 +303,7 @@ def test_very_hidden_sheet(generated, tmp_path, capsys):
     _, report = checked(capsys, edited(generated, tmp_path, hide))
     finding, = kinds(report)["hidden"]
     assert finding["message"].startswith("sheet Inputs is veryHidden: it holds mkt_hyperscaler_on_demand")
-    assert "and 27 more" in finding["message"]  # 32 input cells: values, lows and highs
+    assert "and 30 more" in finding["message"]  # 35 input cells: values, lows and highs, timing
 
 
 def test_embedded_plan_sheet_deleted(generated, tmp_path, capsys):

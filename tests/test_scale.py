@@ -232,6 +232,6 @@ def test_a_plan_past_libreoffices_name_limit_warns_but_runs(tmp_path, capsys):
     warning, = err.splitlines()
     assert warning.startswith(f"Warning: {big}: its workbook has ") and "more than 65,535" in warning
     small = tmp_path / "small.yaml"
-    small.write_text(yaml.safe_dump(portfolio_plan(300, 6, roles=3), sort_keys=False))
+    small.write_text(yaml.safe_dump(portfolio_plan(100, 4, roles=3), sort_keys=False))
     code, out, err = run(capsys, "show", small, "--format", "json")
     assert code == 0 and err == ""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..plan.inputs import InputCell
     from ..plan.model import Plan
+    from ..workbook.cash_flow import CashFlow
     from ..workbook.grid import Blueprint
     from ..workbook.names import Inputs
     from .scenario import MarketView
@@ -65,6 +66,10 @@ class LineItem:
     name_prefix: str = ""                               # defined-name prefix of its calculation cells
     section: Section | None = None
     workload_detail: Callable[[MarketView, Any], dict[str, Any]] | None = None  # `Breakdown.details` columns
+    # over time (lines in the total only): line id -> one value per month, and its rows on the Cash flow sheet
+    monthly: Callable[[MarketView], dict[str, list[float]]] | None = None
+    cash_flow: Callable[[CashFlow, Plan, Inputs], None] | None = None
+    timing: Callable[[CashFlow, Plan, Inputs], None] | None = None     # its own timing flags on the Cash flow
 
 
 def one_sheet(title: str) -> Callable[[Plan, set[str]], list[str]]:

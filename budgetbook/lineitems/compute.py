@@ -5,13 +5,14 @@ FLOPs (FLOP per parameter-token x parameters x tokens) at the GPU's peak; they
 become allocated (paid) hours through a utilization multiplier or / MFU. A
 cluster (GPUs x days x 24) or reported hours are allocated already. Compute =
 allocated hours per run x runs x the price per GPU-hour of the market the
-workload runs on.
+workload runs on. Over time, a workload's compute is spread evenly over the
+months it runs (`start`, `months`; a cluster runs its `days`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..plan.model import Plan
 from ..workbook import style as st
@@ -20,8 +21,12 @@ from ..workbook.names import Inputs
 from ..workbook.rows import CalcSheet, Rows
 from .base import Line, LineItem, one_sheet, rule
 from .markets import paying_market, runs_on
+from .phasing import run_window
 from .scenario import MarketView
 from .units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
+
+if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
+    from ..workbook.cash_flow import CashFlow
 
 TITLE = "Compute"
 LINE = Line("compute", "Compute")
@@ -66,6 +71,11 @@ def workload_compute(view: MarketView, workload: Any) -> WorkloadCompute:
 
 def reference(view: MarketView) -> dict[str, float]:
     return {LINE.id: sum(workload_compute(view, w).cost for w in view.plan.workloads)}
+
+
+def monthly(view: MarketView) -> dict[str, list[float]]:
+    months = [view.spread(workload_compute(view, w).cost, run_window(view.plan, w)) for w in view.plan.workloads]
+    return {LINE.id: [sum(month) for month in zip(*months, strict=True)]}
 
 
 def workload_detail(view: MarketView, workload: Any) -> dict[str, Any]:
@@ -135,7 +145,17 @@ def _hours_per_run_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name:
                      f"{name}_alloc_run", ideal=ideal, mfu=inp[key + ("mfu",)])
 
 
+def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
+    cf.section(TITLE)
+    for m in plan.markets:
+        rows = [cf.spread(f"{w.label or w.id}: compute", f"cmp_{w.id}_compute_{m.id}", cf.flags[f"run_{w.id}"],
+                          f"cf_cmp_{w.id}_{m.id}", m, LINE.id) for w in plan.workloads]
+        cf.line(LINE.id, LINE.label, m, rows)
+    cf.gap()
+
+
 ITEM = LineItem(
     id=LINE.id, doc=rule(__doc__),
     known_lines=(LINE,), lines=lambda plan: [LINE], reference=reference, build=build,
-    sheet_titles=one_sheet(TITLE), fixed_title=TITLE, name_prefix="cmp_", workload_detail=workload_detail)
+    sheet_titles=one_sheet(TITLE), fixed_title=TITLE, name_prefix="cmp_", workload_detail=workload_detail,
+    monthly=monthly, cash_flow=cash_flow)

@@ -3,12 +3,13 @@
 Rule: a share of the development cost before contingency (compute, failed runs,
 storage & egress, people and further items, on each market); it adds into the
 total. It is not applied to the final-run compute (already inside compute) or
-to serving (not part of development).
+to serving (not part of development). Over time, month by month the same share
+of those lines.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
@@ -21,6 +22,9 @@ from ..workbook.names import Inputs
 from ..workbook.rows import CalcSheet
 from .base import Line, LineItem, Section, rule
 from .scenario import MarketView
+
+if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
+    from ..workbook.cash_flow import CashFlow
 
 TITLE = "Contingency"
 LINE = Line("contingency", "Contingency")
@@ -63,6 +67,28 @@ def reference(view: MarketView) -> dict[str, float]:
     return {LINE.id: base * section.share}
 
 
+def monthly(view: MarketView) -> dict[str, list[float]]:
+    section = view.plan.contingency
+    if section is None:
+        return {}
+    before = [view.monthly[line.id] for line in _before(view.plan)]
+    return {LINE.id: [sum(month) * section.share for month in zip(*before, strict=True)]}
+
+
+def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
+    if SECTION.of(plan) is None:
+        return
+    cf.section(TITLE)
+    before = _before(plan)
+    for m in plan.markets:
+        refs = {f"p{i}": cf.line_rows[(line.id, m.id)] for i, line in enumerate(before)}
+        parts = "+".join(f"{{{key}}}" for key in refs) or "k_none"
+        row = cf.row(f"{LINE.label} (its share of the lines above)", f"=cnt_share_{m.id}*({parts})",
+                     f"cf_cnt_{m.id}", m, dict(refs), item=LINE.id)
+        cf.line(LINE.id, LINE.label, m, [row])
+    cf.gap()
+
+
 def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
     if SECTION.of(plan) is None:
         return
@@ -81,4 +107,4 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
 
 ITEM = LineItem(id=LINE.id, doc=rule(__doc__), known_lines=(LINE,), lines=lines, reference=reference, build=build,
                 sheet_titles=lambda plan, taken: [TITLE] if SECTION.of(plan) is not None else [],
-                fixed_title=TITLE, name_prefix="cnt_", section=SECTION)
+                fixed_title=TITLE, name_prefix="cnt_", section=SECTION, monthly=monthly, cash_flow=cash_flow)

@@ -1,12 +1,13 @@
 """Failed runs: the compute lost to sweeps, OOMs, corrupted shards and killed runs.
 
 Rule: each workload's compute x its waste share (the seed's +20-30 %): runs
-that are paid for and thrown away.
+that are paid for and thrown away. Over time, in the months the workload runs,
+as its compute.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..plan.model import Plan
 from ..workbook import style as st
@@ -15,7 +16,11 @@ from ..workbook.names import Inputs
 from ..workbook.rows import CalcSheet, CellOf, Rows
 from . import compute
 from .base import Line, LineItem, one_sheet, rule
+from .phasing import run_window
 from .scenario import MarketView
+
+if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
+    from ..workbook.cash_flow import CashFlow
 
 TITLE = "Failed runs"
 LINE = Line("failed_runs", "Failed runs")
@@ -27,6 +32,20 @@ def failed(view: MarketView, workload: Any) -> float:
 
 def reference(view: MarketView) -> dict[str, float]:
     return {LINE.id: sum(failed(view, w) for w in view.plan.workloads)}
+
+
+def monthly(view: MarketView) -> dict[str, list[float]]:
+    months = [view.spread(failed(view, w), run_window(view.plan, w)) for w in view.plan.workloads]
+    return {LINE.id: [sum(month) for month in zip(*months, strict=True)]}
+
+
+def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
+    cf.section(TITLE)
+    for m in plan.markets:
+        rows = [cf.spread(f"{w.label or w.id}: failed runs", f"fail_{w.id}_cost_{m.id}", cf.flags[f"run_{w.id}"],
+                          f"cf_fail_{w.id}_{m.id}", m, LINE.id) for w in plan.workloads]
+        cf.line(LINE.id, LINE.label, m, rows)
+    cf.gap()
 
 
 def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
@@ -51,4 +70,5 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
 
 ITEM = LineItem(id=LINE.id, doc=rule(__doc__), known_lines=(LINE,), lines=lambda plan: [LINE],
                 reference=reference, build=build, sheet_titles=one_sheet(TITLE), fixed_title=TITLE,
-                name_prefix="fail_", workload_detail=lambda view, w: {LINE.id: failed(view, w)})
+                name_prefix="fail_", workload_detail=lambda view, w: {LINE.id: failed(view, w)},
+                monthly=monthly, cash_flow=cash_flow)

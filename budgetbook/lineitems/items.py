@@ -1,14 +1,15 @@
 """Further items: data, evaluation, hardware, licences... one sheet each, the same cost on every market.
 
 Rule: a cost the plan gives directly (`cost`), or quantity x unit price
-(`quantity` of `unit` at `unit_price`: 40 TB of data at $120 per TB).
+(`quantity` of `unit` at `unit_price`: 40 TB of data at $120 per TB). Over
+time, an item is paid in the plan's first month.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, model_validator
 
@@ -20,7 +21,11 @@ from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
 from ..workbook.rows import CalcSheet
 from .base import Line, LineItem, Section, rule
+from .phasing import FIRST_MONTH
 from .scenario import MarketView
+
+if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
+    from ..workbook.cash_flow import CashFlow
 
 
 class Item(Strict):
@@ -86,6 +91,10 @@ def reference(view: MarketView) -> dict[str, float]:
             for item in view.plan.items}
 
 
+def monthly(view: MarketView) -> dict[str, list[float]]:
+    return {item.id: view.spread(view.lines[item.id], FIRST_MONTH) for item in view.plan.items}
+
+
 # --- the sheets ---------------------------------------------------------------------------
 
 # Excel counts a sheet title's 31-character limit in UTF-16 code units: an emoji is two
@@ -148,5 +157,16 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                   item.id, kind="figure", item=item.id, quantity=quantity, price=price)
 
 
+def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
+    for item in _items(plan):
+        cf.section(item.title)
+        for m in plan.markets:
+            row = cf.spread(f"{item.title}: paid", f"{item.id}_{m.id}", cf.flags["first"], f"cf_itm_{item.id}_{m.id}",
+                            m, item.id)
+            cf.line(item.id, item.title, m, [row])
+        cf.gap()
+
+
 ITEM = LineItem(id="items", doc=rule(__doc__), known_lines=(), lines=lines, reference=reference, build=build,
-                sheet_titles=sheet_titles, name_prefix="itm_", section=SECTION)
+                sheet_titles=sheet_titles, name_prefix="itm_", section=SECTION,
+                monthly=monthly, cash_flow=cash_flow)

@@ -3,25 +3,32 @@
 Rule: for each role, count x months x fully loaded monthly cost; plus the
 extra engineering days a market costs (tooling for a decentralized market) x
 the cost of one engineering day. A hybrid pays the extra days of each market it
-uses once.
+uses once. Over time, a role is paid evenly over its `months` from its `start`
+(default the plan's start); the extra engineering days fall in the plan's first
+month.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from ..plan.inputs import InputCell, walk
-from ..plan.model import MAX_ENTRIES, Plan, Strict
+from ..plan.inputs import InputCell, timed, walk
+from ..plan.model import MAX_ENTRIES, Plan, Strict, check_start
 from ..plan.numbers import Num, num
+from ..plan.timing import Start
 from ..workbook import style as st
 from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
 from ..workbook.rows import CalcSheet, Rows, sum_or_none
 from .base import Line, LineItem, Section, one_sheet, rule
 from .markets import markets_used
+from .phasing import FIRST_MONTH, role_window
 from .scenario import MarketView
+
+if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
+    from ..workbook.cash_flow import CashFlow
 
 TITLE = "People"
 LINE = Line("people", "People")
@@ -32,6 +39,8 @@ class Role(Strict):
     count: Annotated[Num, num(0, 1e5, unit="people")]
     months: Annotated[Num, num(0, 600, unit="months")]
     monthly_cost: Annotated[Num, num(0, 1e8, unit="money per month", description="fully loaded")]
+    start: Start | None = Field(None, description="a month (2026-03) or months after the plan's start; "
+                                                  "default the plan's start")
     note: str = Field("", max_length=2000)
 
 
@@ -46,11 +55,18 @@ def input_cells(plan: Plan) -> list[InputCell]:
     cells: list[InputCell] = []
     for i, role in enumerate(people.roles):
         # roles have free-text titles, so their cells are numbered
-        cells += walk(role, ("people", "roles", i), (f"{SECTION.input_prefix}{i + 1}",), role.role)
+        name = f"{SECTION.input_prefix}{i + 1}"
+        cells += timed(plan, list(walk(role, ("people", "roles", i), (name,), role.role)), ("people", "roles", i),
+                       name, role.role, role.start, None)
     return cells + list(walk(people, ("people",), (), ""))
 
 
-SECTION = Section("people", People, People(), "People", "role", input_cells)
+def validate(plan: Plan) -> None:
+    for i, role in enumerate(SECTION.of(plan).roles):
+        check_start(plan, role.start, f"people.roles[{i}].start")
+
+
+SECTION = Section("people", People, People(), "People", "role", input_cells, validate=validate)
 
 
 # --- the reference rule -------------------------------------------------------------------
@@ -60,6 +76,14 @@ def reference(view: MarketView) -> dict[str, float]:
     team = sum(r.count * r.months * r.monthly_cost for r in people.roles)
     extra_days = sum(m.extra_engineering_days for m in markets_used(view.plan, view.market))
     return {LINE.id: team + extra_days * people.engineering_day_cost}
+
+
+def monthly(view: MarketView) -> dict[str, list[float]]:
+    people = view.plan.people
+    months = [view.spread(r.count * r.months * r.monthly_cost, role_window(view.plan, r)) for r in people.roles]
+    extra_days = sum(m.extra_engineering_days for m in markets_used(view.plan, view.market))
+    months.append(view.spread(extra_days * people.engineering_day_cost, FIRST_MONTH))
+    return {LINE.id: [sum(month) for month in zip(*months, strict=True)]}
 
 
 # --- the sheet ----------------------------------------------------------------------------
@@ -93,6 +117,18 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
               team=team, extra=extra)
 
 
+def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
+    cf.section(TITLE)
+    for m in plan.markets:
+        rows = [cf.spread(role.role, f"ppl_role{i + 1}_{m.id}", cf.flags[f"role{i + 1}"], f"cf_ppl_role{i + 1}_{m.id}",
+                          m, LINE.id) for i, role in enumerate(SECTION.of(plan).roles)]
+        rows.append(cf.spread("Extra engineering", f"ppl_extra_{m.id}", cf.flags["first"], f"cf_ppl_extra_{m.id}",
+                              m, LINE.id))
+        cf.line(LINE.id, LINE.label, m, rows)
+    cf.gap()
+
+
 ITEM = LineItem(id=LINE.id, doc=rule(__doc__), known_lines=(LINE,), lines=lambda plan: [LINE],
                 reference=reference, build=build, sheet_titles=one_sheet(TITLE), fixed_title=TITLE,
-                name_prefix="ppl_", section=SECTION)
+                name_prefix="ppl_", section=SECTION, monthly=monthly,
+                cash_flow=cash_flow)

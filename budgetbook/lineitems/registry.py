@@ -15,7 +15,7 @@ from pydantic import create_model
 
 from ..plan.model import Plan
 from ..workbook.embed import SHEET as EMBED_SHEET
-from . import compute, contingency, failed_runs, final_run, items, people, serving, storage_egress
+from . import commitment, compute, contingency, failed_runs, final_run, items, people, serving, storage_egress
 from .base import Line, LineItem
 
 # Tab and build order: an item that adds rows to another's sheet comes right after it.
@@ -24,6 +24,7 @@ LINE_ITEMS: tuple[LineItem, ...] = (
     compute.ITEM,
     final_run.ITEM,
     failed_runs.ITEM,
+    commitment.ITEM,
     storage_egress.ITEM,
     people.ITEM,
     items.ITEM,
@@ -32,12 +33,13 @@ LINE_ITEMS: tuple[LineItem, ...] = (
 )
 
 TOTAL = Line("total", "Total development cost")
-FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Checks", EMBED_SHEET)
+FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Cash flow", "Checks", EMBED_SHEET)
 # defined-name prefixes of the cells outside the line items' calculations (inputs, constants, outputs)
 FRAME_PREFIXES = {
     "mkt_": "market inputs (`mkt_<market>_price_<gpu>`)", "wl_": "workload inputs (`wl_<workload>_mfu`)",
     "k_": "named constants (`k_seconds_per_hour`)",
-    "sum_": "Summary rows", "prc_": "Procurement rows", "chk_": "Checks rows", "checks_ok": "the master check",
+    "sum_": "Summary rows", "prc_": "Procurement rows", "cf_": "Cash flow rows (`cf_<item>_<market>_m<n>`)",
+    "chk_": "Checks rows", "checks_ok": "the master check",
 }
 
 

@@ -55,3 +55,10 @@ class MarketView:
     market: Any                     # Resolved market
     scenario: str
     lines: dict[str, float] = field(default_factory=dict)
+    months: int = 0                 # how many months the cash flow spans
+    monthly: dict[str, list[float]] = field(default_factory=dict)   # line id -> its months, computed so far
+
+    def spread(self, amount: float, window: tuple[float, float]) -> list[float]:
+        from ..plan.timing import spread
+
+        return spread(amount, window[0], window[1], self.months)

@@ -3,13 +3,15 @@
 Rule: checkpoint volume = GB per save (stated, or parameters x bytes per
 parameter) x saves (stated, or steps / save every) x runs; storage = volume x
 retention months x the price per GB-month; egress = volume x the share moved x
-the price per GB, both at the prices of the market the workload runs on.
+the price per GB, both at the prices of the market the workload runs on. Over
+time, storage accrues evenly over the retention months, which begin when the
+run ends; egress is paid evenly over the months the workload runs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..plan.model import Plan
 from ..workbook import style as st
@@ -18,8 +20,12 @@ from ..workbook.names import Inputs
 from ..workbook.rows import CalcSheet, CellOf, Rows, sum_or_none
 from .base import Line, LineItem, one_sheet, rule
 from .markets import paying_market, runs_on
+from .phasing import kept_window, run_window
 from .scenario import MarketView
 from .units import BYTES_PER_GB
+
+if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
+    from ..workbook.cash_flow import CashFlow
 
 TITLE = "Storage & egress"
 LINE = Line("storage_egress", "Storage & egress")
@@ -61,6 +67,15 @@ def reference(view: MarketView) -> dict[str, float]:
 def workload_detail(view: MarketView, workload: Any) -> dict[str, float]:
     done = workload_storage(view, workload)
     return {"checkpoint_gb": done.checkpoint_gb, "storage": done.storage, "egress": done.egress}
+
+
+def monthly(view: MarketView) -> dict[str, list[float]]:
+    months = [[0.0] * view.months]
+    for w in view.plan.workloads:
+        done = workload_storage(view, w)
+        months += [view.spread(done.storage, kept_window(view.plan, w)),
+                   view.spread(done.egress, run_window(view.plan, w))]
+    return {LINE.id: [sum(month) for month in zip(*months, strict=True)]}
 
 
 # --- the sheet ----------------------------------------------------------------------------
@@ -119,6 +134,21 @@ def _workload_rows(sheet: CalcSheet, plan: Plan, inp: Inputs, i: int, w: Any) ->
                      item=LINE.id, storage=storage, egress=egress)
 
 
+def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
+    cf.section(TITLE)
+    saving = [w for w in plan.workloads if w.checkpoints is not None]
+    for m in plan.markets:
+        rows = []
+        for w in saving:
+            rows.append(cf.spread(f"{w.label or w.id}: storage", f"stg_{w.id}_storage_{m.id}",
+                                  cf.flags[f"kept_{w.id}"], f"cf_stg_{w.id}_storage_{m.id}", m, LINE.id))
+            rows.append(cf.spread(f"{w.label or w.id}: egress", f"stg_{w.id}_egress_{m.id}",
+                                  cf.flags[f"run_{w.id}"], f"cf_stg_{w.id}_egress_{m.id}", m, LINE.id))
+        cf.line(LINE.id, LINE.label, m, rows)
+    cf.gap()
+
+
 ITEM = LineItem(id=LINE.id, doc=rule(__doc__), known_lines=(LINE,), lines=lambda plan: [LINE],
                 reference=reference, build=build, sheet_titles=one_sheet(TITLE), fixed_title=TITLE,
-                name_prefix="stg_", workload_detail=workload_detail)
+                name_prefix="stg_", workload_detail=workload_detail,
+                monthly=monthly, cash_flow=cash_flow)

@@ -6,12 +6,15 @@ formula carries a bare number (FAST standard).
 
 from __future__ import annotations
 
+from ..plan.timing import DAYS_PER_MONTH, SETUP_MONTHS
+
 SECONDS_PER_HOUR = 3600
 HOURS_PER_DAY = 24
 FLOP_PER_TFLOP = 1e12
 BYTES_PER_GB = 1e9
 TOKENS_PER_MILLION = 1e6
 NONE = 0
+HOURS_PER_MONTH = HOURS_PER_DAY * DAYS_PER_MONTH
 CHECK_TOLERANCE = 1e-9
 
 # (defined name, label, value, unit, source)
@@ -21,6 +24,10 @@ CONSTANTS = (
     ("k_flop_per_tflop", "FLOP per TFLOP", FLOP_PER_TFLOP, "FLOP", "SI prefix tera = 1e12"),
     ("k_bytes_per_gb", "Bytes per GB", BYTES_PER_GB, "bytes", "decimal gigabyte, SI giga = 1e9"),
     ("k_tokens_per_million", "Tokens per million", TOKENS_PER_MILLION, "tokens", "definition"),
+    ("k_days_per_month", "Days per month (average)", DAYS_PER_MONTH, "days", "365.25 days / 12"),
+    ("k_hours_per_month", "Hours per month (average)", HOURS_PER_MONTH, "hours", "24 x 365.25 / 12"),
+    ("k_setup_months", "Months at the plan's start that take set-up costs", SETUP_MONTHS, "months",
+     "a market's extra engineering days and the further items fall in the plan's first month"),
     ("k_none", "Nothing (a line with no entries)", NONE, "", "used where a plan has no entries for a line"),
     ("k_tolerance", "Check tolerance (relative)", CHECK_TOLERANCE, "share", "sums may differ by rounding only"),
 )

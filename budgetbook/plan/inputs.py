@@ -9,6 +9,7 @@ roles (numbered, as roles have free-text titles).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import typing
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,9 @@ if typing.TYPE_CHECKING:
     from .model import Plan
 
 from .numbers import Bounds, Num
+from .timing import DEFAULT_WORKLOAD_MONTHS, OFFSET_BOUNDS, month_labels, offset_of
 
+TIMING = "Timing"  # starts in months after the plan's start, lengths in months
 _SHORT = {"checkpoints": "ckpt", "gpu_prices": "price", "hybrid": "", "roles": "role"}
 
 
@@ -31,6 +34,8 @@ class InputCell:
     num: Num
     bounds: Bounds
     note: str = ""
+    month_of: str | None = None   # a start the plan gave as a calendar month: the plan's start, to spell it back
+    section: str = ""             # its block on the Inputs sheet, where not the one its key path says
 
     @property
     def key_path(self) -> str:
@@ -41,12 +46,14 @@ class InputCell:
 
 
 def bounds_of(model: type[BaseModel], field: str) -> Bounds:
-    annotation = model.model_fields[field].annotation
-    candidates = [annotation, *typing.get_args(annotation)]
-    for candidate in candidates:
+    # the bounds sit in an `Annotated`, possibly inside an Optional and a union (a start: month or offset)
+    todo = [model.model_fields[field].annotation]
+    while todo:
+        candidate = todo.pop(0)
         for meta in getattr(candidate, "__metadata__", ()):
             if isinstance(meta, Bounds):
                 return meta
+        todo += typing.get_args(candidate)
     for meta in model.model_fields[field].metadata:
         if isinstance(meta, Bounds):
             return meta
@@ -81,7 +88,10 @@ def input_cells(plan: Plan) -> list[InputCell]:
         cells += walk(market, ("markets", i), ("mkt", market.id), market.label or market.id)
     for i, workload in enumerate(plan.workloads):
         label = workload.label or workload.id
-        found = list(walk(workload, ("workloads", i), ("wl", workload.id), label))
+        found = timed(plan, list(walk(workload, ("workloads", i), ("wl", workload.id), label)), ("workloads", i),
+                      f"wl_{workload.id}", label, workload.start,
+                      None if workload.months is not None or workload.cluster is not None
+                      else Num.of(DEFAULT_WORKLOAD_MONTHS))
         if workload.flops is not None and workload.peak_tflops is None:
             # the catalog's peak is shown as an input, so finance sees (and may edit) it
             found.insert(0, InputCell(f"wl_{workload.id}_peak_tflops", ("workloads", i, "peak_tflops"),
@@ -91,7 +101,42 @@ def input_cells(plan: Plan) -> list[InputCell]:
     for item in LINE_ITEMS:
         if item.section is not None:
             cells += item.section.cells(plan)
-    return cells
+    # the timing inputs come last, in a block of their own: the flags of the Cash flow sheet read them,
+    # and the rows above keep the addresses they had before plans had a schedule
+    timing = [cell for cell in cells if cell.section == TIMING]
+    return [cell for cell in cells if cell.section != TIMING] + timing
+
+
+def timed(plan: Plan, cells: list[InputCell], path: tuple, name: str, label: str, start: Any,
+          default_months: Num | None) -> list[InputCell]:
+    """`cells` of something with a start (and a length in months), its timing inputs always present.
+
+    The workbook's timing flags read a start and a length from input cells, so a start the plan leaves
+    out (the plan's start) or gives as a month (`2026-03`) is an input cell too, holding its offset in
+    months; so is a workload's default length of one month.
+    """
+    offset = offset_of(plan.start, start)
+    month = plan.start if isinstance(start, str) else None
+    out = [cell for cell in cells if cell.path[len(path):] != ("start",)]
+    out.append(InputCell(f"{name}_start", path + ("start",), f"{label} start", Num.of(0) if offset is None
+                         else offset if isinstance(offset, Num) else Num.of(offset), OFFSET_BOUNDS,
+                         f"{start} (months after the plan's start)" if month else "months after the plan's start",
+                         month, TIMING))
+    if default_months is not None:
+        from .model import Workload
+
+        out.append(InputCell(f"{name}_months", path + ("months",), f"{label} months", default_months,
+                             bounds_of(Workload, "months"), "default: one month", section=TIMING))
+    # a workload's stated length goes with its start
+    return [dataclasses.replace(c, section=TIMING) if c.path == path + ("months",) and path[0] == "workloads"
+            else c for c in out]
+
+
+def month_text(cell: InputCell, value: Num) -> Any:
+    """How a changed input is written back: a start the plan gave as a month stays a month where it can."""
+    if cell.month_of is not None and not value.ranged and float(value.base).is_integer():
+        return month_labels(cell.month_of, int(value.base) + 1)[-1]
+    return None
 
 
 def with_values(data: dict, values: dict[tuple, Num]) -> dict:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .catalog import CATALOG
 from .numbers import Num, num
+from .timing import Month, Months, Start, offset_of
 
 ID_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
 GPU_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,23}$"
@@ -128,6 +129,9 @@ class Workload(Strict):
     waste: Annotated[Num, num(0, 10, unit="share of compute")] = Num.of(0)
     final_run: bool = False
     checkpoints: Checkpoints | None = None
+    start: Start | None = Field(None, description="a month (2026-03) or months after the plan's start; "
+                                                  "default the plan's start")
+    months: Months | None = Field(None, description="how long it runs; default a cluster's days, else 1")
     note: str = Field("", max_length=2000)
 
     @model_validator(mode="after")
@@ -193,6 +197,7 @@ class Plan(Strict):
     description: str = Field("", max_length=2000)
     currency: str = Field("USD", pattern=r"^[A-Z]{3}$")
     as_of: _dt.date | None = Field(None, description="date of the prices (YYYY-MM-DD)")
+    start: Month | None = Field(None, description="first month of the plan (YYYY-MM); the cash flow starts here")
     markets: list[Market] = Field(min_length=1, max_length=20)
     workloads: list[Workload] = Field(min_length=1, max_length=MAX_ENTRIES)
 
@@ -203,6 +208,8 @@ class Plan(Strict):
 
         unique_ids("markets", [m.id for m in self.markets])
         unique_ids("workloads", [w.id for w in self.workloads])
+        for i, workload in enumerate(self.workloads):
+            check_start(self, workload.start, f"workloads[{i}].start")
         priced = {m.id: m for m in self.markets if m.hybrid is None}
         if not priced:
             raise ValueError("`markets`: at least one market must have its own `gpu_prices`")
@@ -221,6 +228,14 @@ class Plan(Strict):
             if item.section is not None and item.section.validate is not None:
                 item.section.validate(self)
         return self
+
+
+def check_start(plan: Plan, start: object, at: str) -> None:
+    """A calendar-month start needs the plan's `start`, and may not come before it."""
+    try:
+        offset_of(plan.start, start)
+    except ValueError as exc:
+        raise ValueError(f"`{at}`: {exc}") from None
 
 
 def _check_hybrid(at: str, hybrid: Hybrid, workload_ids: set[str], priced: dict[str, Market]) -> None:

@@ -12,10 +12,12 @@ from pathlib import Path
 
 from ..plan.inputs import input_cells, with_values
 from ..plan.loader import load_plan, plan_from_data
-from ..reference import Breakdown, compute_breakdown
+from ..plan.model import Plan
+from ..reference import compute_breakdown, compute_monthly
 from . import audit
 from .compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, compare_figures
 from .findings import ERROR, INPUT_PROBLEMS, SEVERITY_ORDER, Finding
+from .months import compare_months
 from .readback import OpenedWorkbook, open_book, read_inputs
 
 
@@ -50,19 +52,22 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     report.findings += input_findings
     report.findings += audit.audit_formulas(book, evaluated)
     report.findings += audit.hidden_cells(book)
-    reference = None
+    reference = current = None
     if not any(f.kind in INPUT_PROBLEMS for f in input_findings):
-        reference = _reference(book, values)
+        current = _current_plan(book, values)
+        reference = compute_breakdown(current)
     report.figures, figure_findings = compare_figures(book, evaluated, reference, book.plan, rel_tol, abs_tol)
     report.findings += figure_findings
+    if current is not None:
+        report.findings += compare_months(book, evaluated, compute_monthly(current), rel_tol, abs_tol)
     return report
 
 
-def _reference(book: OpenedWorkbook, values: dict) -> Breakdown:
-    """The reference model of the workbook's current inputs.
+def _current_plan(book: OpenedWorkbook, values: dict) -> Plan:
+    """The plan of the workbook's current inputs, for the reference model.
 
     The workbook's own plan gives the shape (its formulas were built from it);
     `--plan` gives only the old values the inputs are compared with.
     """
     data = with_values(book.plan_tree, values)
-    return compute_breakdown(plan_from_data(data, f"{book.path} (inputs)", shaped_like=book.plan))
+    return plan_from_data(data, f"{book.path} (inputs)", shaped_like=book.plan)

@@ -11,7 +11,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 
 from ..errors import WorkbookError
-from ..plan.inputs import InputCell, input_cells
+from ..plan.inputs import InputCell, input_cells, month_text
 from ..plan.loader import plan_from_text
 from ..plan.numbers import Num
 from .findings import INPUT_PROBLEMS
@@ -83,7 +83,8 @@ def rewrite_plan(text: str, values: dict[tuple, Num], book: OpenedWorkbook) -> s
     yaml.width = 4096
     yaml.indent(mapping=2, sequence=4, offset=2)
     data = yaml.load(text)
-    original = {cell.path: cell.num for cell in input_cells(book.plan)}
+    by_path = {cell.path: cell for cell in input_cells(book.plan)}
+    original = {path: cell.num for path, cell in by_path.items()}
     for path, num in values.items():
         was = original.get(path)
         if was is not None and (was.base, was.low, was.high, was.ranged) == (num.base, num.low, num.high, num.ranged):
@@ -91,7 +92,8 @@ def rewrite_plan(text: str, values: dict[tuple, Num], book: OpenedWorkbook) -> s
         node = data
         for part in path[:-1]:
             node = node.setdefault(part, CommentedMap()) if isinstance(node, dict) else node[part]
-        node[path[-1]] = _yaml_value(num)
+        month = month_text(by_path[path], num) if path in by_path else None
+        node[path[-1]] = _yaml_value(num) if month is None else month
     out = io.StringIO()
     yaml.dump(data, out)
     return out.getvalue()

@@ -30,7 +30,8 @@ def build_about(book: Blueprint, plan: Plan, today: dt.date) -> None:
             ("Prices as of", plan.as_of.isoformat() if plan.as_of else "not stated"),
             ("Generated", today.isoformat()), ("budgetbook version", __version__), ("", "")]
     rows += list(LINES)
-    rows.append(("Sheets", f"Inputs -> {'; '.join(calc_sheet_titles(plan))} -> Summary; Procurement; Checks."))
+    rows.append(("Sheets", f"Inputs -> {'; '.join(calc_sheet_titles(plan))} -> Summary; Procurement; Cash flow; "
+                           "Checks."))
     for r, (key, value) in enumerate(rows, 3):
         sheet.put(r, 1, key, "section", text=True)
         sheet.put(r, 2, value, "text", text=True)

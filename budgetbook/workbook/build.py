@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ..lineitems.registry import LINE_ITEMS
 from ..plan.model import Plan
 from .about import build_about
+from .cash_flow import build_cash_flow
 from .checks import build_checks
 from .embed import embed_plan
 from .grid import Blueprint, CellSpec
@@ -31,6 +32,7 @@ def build_book(plan: Plan, today: dt.date | None = None) -> Blueprint:
         item.build(book, plan, inp)
     build_summary(book, plan)
     build_procurement(book, plan)
+    build_cash_flow(book, plan, inp)
     build_checks(book, plan, inp)
     return book
 

@@ -37,6 +37,12 @@ def build_checks(book: Blueprint, plan: Plan, inp: Inputs) -> Sheet:
         check("Totals", "Procurement total equals the total", m.id,
               f"=ABS({book.ref(f'prc_total_{m.id}', sheet)}-{total})<=k_tolerance*ABS({total})",
               f"chk_procurement_{m.id}", m.id)
+    for line in development_lines(plan) + [TOTAL]:
+        for m in plan.markets:
+            months = book.ref(f"cf_{line.id}_{m.id}", sheet)
+            figure = f"{line.id}_{m.id}"
+            check("Cash flow", f"{line.label}: the months add up to the figure", m.id,
+                  f"=ABS({months}-{figure})<=k_tolerance*ABS({figure})", f"chk_cf_{line.id}_{m.id}", m.id)
     for line in lines(plan):
         for m in plan.markets:
             check("Summary", f"Summary {line.label} equals its line-item sheet", m.id,

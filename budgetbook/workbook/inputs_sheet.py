@@ -15,6 +15,8 @@ VALUE, LOW, HIGH, MIN, MAX = 3, 5, 6, 9, 10
 FIRST_ROW = 5
 
 def section_of(plan: Plan, cell: InputCell) -> str:
+    if cell.section:
+        return cell.section
     head = cell.path[0]
     if head == "markets":
         market = plan.markets[cell.path[1]]

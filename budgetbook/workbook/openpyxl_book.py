@@ -7,7 +7,7 @@ from copy import copy
 
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-from openpyxl.chart import BarChart, Reference, Series
+from openpyxl.chart import BarChart, LineChart, Reference, Series
 from openpyxl.chart.text import RichText
 from openpyxl.drawing.text import CharacterProperties, Paragraph, ParagraphProperties
 from openpyxl.formatting.rule import CellIsRule, FormulaRule
@@ -87,7 +87,9 @@ def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
         whole = ":".join(absolute_coordinate(part) for part in ref.split(":"))
         ws.conditional_formatting.add(ref, FormulaRule(formula=[f"{first}=MIN({whole})"], fill=GREEN,
                                                        font=st.font(bold=True, color="006100")))
-    if sheet.chart:
+    if sheet.chart and sheet.chart.get("kind") == "line":
+        _line_chart(ws, sheet.chart)
+    elif sheet.chart:
         _chart(ws, sheet)
     _print_setup(ws, sheet, plan_name)
 
@@ -129,6 +131,23 @@ def _chart(ws, sheet: Sheet) -> None:
     chart.x_axis.txPr = RichText(p=[Paragraph(pPr=ParagraphProperties(defRPr=small), endParaRPr=small)])
     chart.height = max(7.0, 1.1 * (spec["last_row"] - spec["first_row"] + 1) + 2)
     chart.width = 20
+    ws.add_chart(chart, spec["anchor"])
+
+
+def _line_chart(ws, spec: dict) -> None:
+    """One line per row (cumulative spend of a market), months along the x axis."""
+    chart = LineChart()
+    chart.title = spec["title"]
+    chart.y_axis.title = spec["currency"]
+    chart.y_axis.numFmt = "#,##0"
+    chart.y_axis.delete = False
+    chart.x_axis.delete = False
+    for row, title in zip(spec["rows"], spec["series"], strict=True):
+        values = Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"], min_row=row, max_row=row)
+        chart.series.append(Series(values, title=title))
+    chart.set_categories(Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"],
+                                   min_row=spec["labels_row"], max_row=spec["labels_row"]))
+    chart.height, chart.width = 9.0, 22.0
     ws.add_chart(chart, spec["anchor"])
 
 

@@ -4,7 +4,7 @@
 scipy (~0.6 s a process), each shape compiles in ~10 ms, and each call goes
 through numpy.vectorize. A budgetbook workbook needs a sliver of it: the four
 arithmetic operators, comparisons, `%`, unary minus, and SUM, AND, OR,
-ISNUMBER, ABS and IF, over numbers and the booleans checks produce. This module
+ISNUMBER, ABS, IF, MAX and MIN, over numbers and the booleans checks produce. This module
 evaluates exactly that sliver on plain numbers, a whole column of cells of one
 shape per call, and refuses everything else, cell by cell, so `fasteval` hands
 those cells to `formulas`:
@@ -19,7 +19,8 @@ those cells to `formulas`:
 What is computed is computed as `formulas` computes it: arithmetic on the
 operands converted with float() (IEEE doubles, so the same bits), comparisons
 of numbers as Python compares them, AND/OR as numpy's logical reduce, SUM as
-numpy.sum over the float values in order, IF choosing the branch value itself
+numpy.sum over the float values in order, MAX and MIN as Python's max and min
+over the values themselves, IF choosing the branch value itself
 (an integer literal stays an integer), a plain reference passing its value on
 unchanged. tests/test_numeric.py holds this against `formulas` on random
 formulas and values, and tests/test_fasteval.py on every workbook we make.
@@ -41,7 +42,7 @@ _BINARY = {  # Excel's precedence, as `formulas` has it: comparisons 1, + - 3, *
     "=": 1, "<>": 1, "<": 1, ">": 1, "<=": 1, ">=": 1, "+": 3, "-": 3, "*": 4, "/": 4,
 }
 _PERCENT, _PREFIX = 6, 7
-_FUNCTIONS = {"SUM", "AND", "OR", "ISNUMBER", "ABS", "IF"}
+_FUNCTIONS = {"SUM", "AND", "OR", "ISNUMBER", "ABS", "IF", "MAX", "MIN"}
 _COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "=": np.equal, "<>": np.not_equal, "<": np.less, ">": np.greater, "<=": np.less_equal, ">=": np.greater_equal,
 }
@@ -158,7 +159,7 @@ class _Parser:
         if name in ("ISNUMBER", "ABS") and len(args) != 1 or name == "IF" and len(args) not in (2, 3):
             raise _NotNumeric
         for arg in args:  # a range only where its cells are the arguments (SUM(A1:A9), AND(C2:C40))
-            if arg[0] == "in" and arg[1] in self.ranges and name not in ("SUM", "AND", "OR"):
+            if arg[0] == "in" and arg[1] in self.ranges and name not in ("SUM", "AND", "OR", "MAX", "MIN"):
                 raise _NotNumeric
         return ("call", name, args)
 
@@ -259,6 +260,16 @@ class _Run:
         values = np.concatenate([p[0] for p in parts], axis=1)
         kinds = np.concatenate([p[1] for p in parts], axis=1)
         kept = kinds != BLANK  # a blank cell inside a range is skipped (`_cells` marks single blanks OTHER)
+        if name in ("MAX", "MIN"):
+            # formulas: Python's max()/min() over the numbers themselves (an int stays an int; of equal
+            # values the first), 0 when there are none
+            self.bad |= (kept & (kinds != NUM)).any(axis=1)
+            pick = max if name == "MAX" else min
+            out = np.empty(self.count, object)
+            for i in range(self.count):
+                numbers = [v for v, k in zip(values[i], kept[i], strict=True) if k]
+                out[i] = pick(numbers) if numbers and not self.bad[i] else 0
+            return out, np.full(self.count, NUM, np.int8)
         if name == "SUM":
             self.bad |= (kept & (kinds != NUM)).any(axis=1)
             out = np.zeros(self.count)

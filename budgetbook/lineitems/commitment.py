@@ -1,0 +1,238 @@
+"""Committed capacity: a block of GPUs reserved on a market for a term, billed whether used or not.
+
+Rule: a commitment reserves `gpus` GPUs of one type on a market for
+`term_months` from its `start`: gpus x 730.5 hours a month (24 x 365.25 / 12)
+of the term, at the market's price for that GPU (the committed price). The
+workloads that run on that market on that GPU consume the block month by month
+(their allocated hours and their failed runs' share of them, as they run).
+Their hours are already in compute and failed runs at the committed price;
+this line adds what the block costs beyond them: the idle hours (reserved,
+unused) at the committed price, plus the overflow (hours the block cannot hold
+in a month) at the fallback rate less the committed price. So compute + failed
+runs + this = reserved hours x committed price + overflow x fallback rate. A
+hybrid pays the commitments of the markets it uses. Over time, month by month.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field
+
+from ..plan.inputs import InputCell, timed, walk
+from ..plan.model import GPU_PATTERN, ID_PATTERN, Plan, Price, Strict, check_start, suggest
+from ..plan.numbers import Num, num
+from ..plan.timing import Months, Start, offset_of, share
+from ..workbook import style as st
+from ..workbook.grid import Blueprint
+from ..workbook.names import Inputs
+from ..workbook.rows import CalcSheet, Rows
+from . import compute
+from .base import Line, LineItem, Section, rule
+from .markets import markets_used, paying_market
+from .phasing import run_window
+from .scenario import MarketView
+from .units import HOURS_PER_MONTH
+
+if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
+    from ..workbook.cash_flow import CashFlow
+
+TITLE = "Commitment"
+LINE = Line("commitment", "Commitment: idle and overflow")
+
+
+class Commitment(Strict):
+    market: str = Field(pattern=ID_PATTERN, description="market the block is reserved on; its price for `gpu` "
+                                                         "is the committed price")
+    gpu: str = Field(pattern=GPU_PATTERN)
+    gpus: Annotated[Num, num(0, 1e6, gt=True, unit="GPUs")]
+    term_months: Months
+    start: Start | None = Field(None, description="a month (2026-03) or months after the plan's start; "
+                                                  "default the plan's start")
+    fallback_price_per_gpu_hour: Price = Field(description="on-demand rate of the hours the block cannot hold")
+    note: str = Field("", max_length=2000)
+
+
+def _commitments(plan: Any) -> list[Any]:
+    return SECTION.of(plan)
+
+
+def input_cells(plan: Plan) -> list[InputCell]:
+    cells: list[InputCell] = []
+    for i, c in enumerate(_commitments(plan)):
+        name, label = f"cmt_{c.market}_{c.gpu.lower()}", f"Commitment {c.market} {c.gpu}"
+        cells += timed(plan, list(walk(c, ("commitments", i), (name,), label)), ("commitments", i), name, label,
+                       c.start, None)
+    return cells
+
+
+def validate(plan: Plan) -> None:
+    markets = {m.id: m for m in plan.markets}
+    seen: set[tuple[str, str]] = set()
+    for i, c in enumerate(_commitments(plan)):
+        at = f"`commitments[{i}]"
+        market = markets.get(c.market)
+        if market is None or market.hybrid is not None:
+            priced = [m for m, v in markets.items() if v.hybrid is None]
+            raise ValueError(f"{at}.market`: `{c.market}` is not a market with prices{suggest(c.market, priced)}")
+        if c.gpu not in market.gpu_prices:
+            raise ValueError(f"{at}.gpu`: market `{c.market}` has no price for GPU `{c.gpu}` (the committed "
+                             f"price){suggest(c.gpu, market.gpu_prices)}")
+        if (c.market, c.gpu) in seen:
+            raise ValueError(f"{at}`: another commitment already reserves `{c.gpu}` on `{c.market}`")
+        seen.add((c.market, c.gpu))
+        check_start(plan, c.start, f"commitments[{i}].start")
+
+
+SECTION = Section("commitments", list[Commitment], Field(default_factory=list, max_length=20), "Commitments",
+                  "cmt_", input_cells, validate=validate)
+
+
+def lines(plan: Any) -> list[Line]:
+    return [LINE] if _commitments(plan) else []
+
+
+# --- the reference rule -------------------------------------------------------------------
+
+def term_window(plan: Any, c: Any) -> tuple[float, float]:
+    offset = offset_of(plan.start, c.start)
+    return (0.0 if offset is None else float(offset)), float(c.term_months)
+
+
+def used_here(view: MarketView) -> list[tuple[int, Any]]:
+    """The commitments `view.market` pays: its own, or those of the markets a hybrid uses."""
+    used = {m.id for m in markets_used(view.plan, view.market)}
+    return [(i, c) for i, c in enumerate(view.plan.commitments) if c.market in used]
+
+
+def block_hours(view: MarketView, c: Any) -> tuple[list[float], list[float]]:
+    """(reserved, used) GPU-hours of a commitment, month by month."""
+    start, term = term_window(view.plan, c)
+    reserved = [c.gpus * HOURS_PER_MONTH * share(start, term, n) * term for n in range(view.months)]
+    used = [0.0] * view.months
+    for w in view.plan.workloads:
+        if w.gpu != c.gpu or paying_market(view.plan, w, view.market).id != c.market:
+            continue
+        hours = compute.workload_compute(view, w).allocated_hours
+        for n, value in enumerate(view.spread(hours + hours * w.waste, run_window(view.plan, w))):
+            used[n] += value
+    return reserved, used
+
+
+def _monthly_cost(view: MarketView, c: Any) -> list[float]:
+    price = next(m for m in view.plan.markets if m.id == c.market).gpu_prices[c.gpu]
+    reserved, used = block_hours(view, c)
+    return [max(0.0, r - u) * price + max(0.0, u - r) * (c.fallback_price_per_gpu_hour - price)
+            for r, u in zip(reserved, used, strict=True)]
+
+
+def monthly(view: MarketView) -> dict[str, list[float]]:
+    if not view.plan.commitments:
+        return {}
+    months = [[0.0] * view.months] + [_monthly_cost(view, c) for _, c in used_here(view)]
+    return {LINE.id: [sum(month) for month in zip(*months, strict=True)]}
+
+
+def reference(view: MarketView) -> dict[str, float]:
+    if not view.plan.commitments:
+        return {}
+    return {LINE.id: sum((sum(_monthly_cost(view, c)) for _, c in used_here(view)), 0.0)}
+
+
+# --- the sheet ----------------------------------------------------------------------------
+
+def _uses(plan: Plan, market: Any, c: Any) -> bool:
+    return c.market in {m.id for m in markets_used(plan, market)}
+
+
+def _where_used(plan: Plan, c: Any, ref: str) -> Callable[[Any], str]:
+    """A placeholder: `ref` (`{market}` the column's market id) where the market pays `c`, the named zero elsewhere."""
+    return lambda m: ref.format(market=m.id) if _uses(plan, m, c) else "k_none"
+
+
+def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
+    if not _commitments(plan):
+        return
+    sheet = CalcSheet(book, plan, TITLE, "calc", "Commitment: idle and overflow",
+                      "A reserved block is billed for every hour of its term. Its used hours are in compute; "
+                      "here the idle hours at the committed price, and the overflow at the fallback rate less it "
+                      "(the hours month by month are on the Cash flow sheet).")
+    money0, money2 = st.money(plan.currency), st.money(plan.currency, 2)
+    parts = []
+    for i, c in enumerate(_commitments(plan)):
+        key, name = ("commitments", i), f"com_{i + 1}"
+        market = next(m for m in plan.markets if m.id == c.market)
+        sheet.section(f"Commitment: {c.gpus.base:g} x {c.gpu} on {c.market}")
+        reserved = sheet.row("Reserved GPU-hours (term)", "GPU-hours", st.HOURS, "={hours}", f"{name}_reserved",
+                             hours=_where_used(plan, c, f"cf_com_{i + 1}_reserved_{{market}}"))
+        sheet.row("Used GPU-hours (its workloads, failed runs included)", "GPU-hours", st.HOURS, "={hours}",
+                  f"{name}_used", hours=_where_used(plan, c, f"cf_com_{i + 1}_used_{{market}}"))
+        idle = sheet.row("Idle GPU-hours (reserved, not used)", "GPU-hours", st.HOURS, "={hours}", f"{name}_idle",
+                         hours=_where_used(plan, c, f"cf_com_{i + 1}_idle_{{market}}"))
+        over = sheet.row("Overflow GPU-hours (more than the block holds)", "GPU-hours", st.HOURS, "={hours}",
+                         f"{name}_over", hours=_where_used(plan, c, f"cf_com_{i + 1}_over_{{market}}"))
+        committed, fallback_input = inp.price(market, c.gpu), inp[key + ("fallback_price_per_gpu_hour",)]
+        price = sheet.row(f"Committed price per GPU-hour ({c.gpu})", f"{plan.currency}/GPU-hour", money2, "={price}",
+                          f"{name}_price", price=_where_used(plan, c, committed))
+        fallback = sheet.row("Fallback price per GPU-hour (overflow)", f"{plan.currency}/GPU-hour", money2, "={price}",
+                             f"{name}_fallback", price=_where_used(plan, c, fallback_input))
+        sheet.row("Reserved cost (reserved x committed price)", plan.currency, money0, "={hours}*{price}",
+                  f"{name}_reserved_cost", hours=reserved, price=price)
+        parts.append(sheet.row("Idle cost + overflow premium", plan.currency, money0,
+                               "={idle}*{price}+{over}*({fallback}-{price})", f"{name}_cost", item=LINE.id,
+                               idle=idle, over=over, price=price, fallback=fallback))
+        sheet.gap()
+    sheet.section("All commitments")
+    sheet.row(LINE.label, plan.currency, money0, "=SUM({parts})", LINE.id, kind="figure", item=LINE.id,
+              parts=Rows(tuple(parts)))
+
+
+def timing(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
+    for i, c in enumerate(_commitments(plan)):
+        key = ("commitments", i)
+        cf.flag(f"term_{i + 1}", f"Commitment term: {c.gpu} on {c.market}", f"={inp[key + ('start',)]}",
+                f"={inp[key + ('term_months',)]}")
+
+
+def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
+    if not _commitments(plan):
+        return
+    cf.section(TITLE)
+    for m in plan.markets:
+        rows = []
+        for i, c in enumerate(_commitments(plan)):
+            if not _uses(plan, m, c):
+                continue
+            key, name = ("commitments", i), f"cf_com_{i + 1}"
+            flag = cf.flags[f"term_{i + 1}"]
+            block: dict[str, Any] = {"gpus": inp[key + ("gpus",)], "flag": flag, "months": inp[key + ("term_months",)]}
+            reserved = cf.row(f"{c.gpu} on {c.market}: reserved GPU-hours",
+                              "={gpus}*k_hours_per_month*{months}*{flag}", f"{name}_reserved_{m.id}", m, block,
+                              unit="GPU-hours", fmt=st.HOURS)
+            users = [w for w in plan.workloads if w.gpu == c.gpu and paying_market(plan, w, m).id == c.market]
+            refs: dict[str, Any] = {}
+            terms = []
+            for j, w in enumerate(users):
+                refs |= {f"h{j}": f"cmp_{w.id}_alloc_{m.id}", f"w{j}": f"fail_{w.id}_waste_{m.id}",
+                         f"f{j}": cf.flags[f"run_{w.id}"]}
+                terms.append(f"({{h{j}}}+{{h{j}}}*{{w{j}}})*{{f{j}}}")
+            used = cf.row(f"{c.gpu} on {c.market}: used GPU-hours", "=" + ("+".join(terms) or "k_none"),
+                          f"{name}_used_{m.id}", m, refs, unit="GPU-hours", fmt=st.HOURS)
+            both: dict[str, Any] = {"reserved": reserved, "used": used}
+            idle = cf.row(f"{c.gpu} on {c.market}: idle GPU-hours", "=MAX(k_none,{reserved}-{used})",
+                          f"{name}_idle_{m.id}", m, both, unit="GPU-hours", fmt=st.HOURS)
+            over = cf.row(f"{c.gpu} on {c.market}: overflow GPU-hours", "=MAX(k_none,{used}-{reserved})",
+                          f"{name}_over_{m.id}", m, both, unit="GPU-hours", fmt=st.HOURS)
+            price = inp.price(next(x for x in plan.markets if x.id == c.market), c.gpu)
+            rows.append(cf.row(f"{c.gpu} on {c.market}: idle cost + overflow premium",
+                               "={idle}*{price}+{over}*({fallback}-{price})", f"{name}_cost_{m.id}", m,
+                               {"idle": idle, "over": over, "price": price,
+                                "fallback": inp[key + ("fallback_price_per_gpu_hour",)]}, item=LINE.id))
+        cf.line(LINE.id, LINE.label, m, rows)
+    cf.gap()
+
+
+ITEM = LineItem(id=LINE.id, doc=rule(__doc__), known_lines=(LINE,), lines=lines, reference=reference, build=build,
+                sheet_titles=lambda plan, taken: [TITLE] if _commitments(plan) else [], fixed_title=TITLE,
+                name_prefix="com_", section=SECTION, monthly=monthly, cash_flow=cash_flow, timing=timing)

@@ -1,0 +1,71 @@
+"""The windows costs are spread over, in one scenario, and how many months a plan's cash flow spans.
+
+Rule: a workload runs from its `start` (default the plan's start) for its
+`months` (a cluster: its `days` as months of 365.25 / 12 days; otherwise one
+month unless stated), its runs side by side. Its compute, failed runs and
+egress are spread evenly over that window; its checkpoints are stored from
+the end of the run for `retention_months`, the storage cost spread evenly over
+those months. A role is paid evenly from its `start` for its `months`. A
+market's extra engineering days and the further items fall in the plan's
+first month. Contingency follows the lines it is a share of, month by month.
+
+These functions read a plan seen in one scenario (`Resolved`: plain floats);
+the reference rules use them. The workbook computes the same windows with
+formulas on its Cash flow sheet; only `month_count` (how many month columns
+it has) is shared, because that is layout.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..plan.numbers import SCENARIOS
+from ..plan.timing import DAYS_PER_MONTH, DEFAULT_WORKLOAD_MONTHS, SETUP_MONTHS, horizon, offset_of
+from .scenario import Resolved
+
+Window = tuple[float, float]   # (start, months), in months after the plan's start
+FIRST_MONTH: Window = (0.0, float(SETUP_MONTHS))
+
+
+def _start(plan: Any, start: Any) -> float:
+    offset = offset_of(plan.start, start)
+    return 0.0 if offset is None else float(offset)
+
+
+def run_window(plan: Any, workload: Any) -> Window:
+    if workload.months is not None:
+        months = workload.months
+    elif workload.cluster is not None:
+        months = workload.cluster.days / DAYS_PER_MONTH
+    else:
+        months = DEFAULT_WORKLOAD_MONTHS
+    return _start(plan, workload.start), float(months)
+
+
+def kept_window(plan: Any, workload: Any) -> Window:
+    """Checkpoints are stored from the end of the run, for their retention months."""
+    start, months = run_window(plan, workload)
+    retention = workload.checkpoints.retention_months if workload.checkpoints is not None else 0.0
+    return start + months, float(retention)
+
+
+def role_window(plan: Any, role: Any) -> Window:
+    return _start(plan, role.start), float(role.months)
+
+
+def windows(plan: Any) -> list[Window]:
+    """Every window of a plan in one scenario."""
+    found = [FIRST_MONTH]
+    for workload in plan.workloads:
+        found += [run_window(plan, workload), kept_window(plan, workload)]
+    found += [role_window(plan, role) for role in plan.people.roles]
+    for c in plan.commitments:
+        offset = offset_of(plan.start, c.start)
+        found.append(((0.0 if offset is None else float(offset)), float(c.term_months)))
+    return found
+
+
+def month_count(plan: Any) -> int:
+    """The months of the cash flow: enough for every window in every scenario."""
+    ends = [start + months for s in SCENARIOS for start, months in windows(Resolved(plan, s))]
+    return horizon(ends)
