@@ -40,11 +40,18 @@ class OpenedWorkbook:
     data: bytes = b""                  # the checked bytes: evaluate these, not the path again
 
     @cached_property
+    def blueprint(self) -> Any:
+        """The workbook budgetbook writes for this book's plan, as plain data: its sheets, labels and names."""
+        import datetime as dt
+
+        from ..workbook import build_book
+
+        return build_book(self.plan, dt.date(2000, 1, 1))  # the date of `workbook_layout`
+
+    @cached_property
     def layout(self) -> list:
         """Every cell budgetbook writes for this book's plan (check audits and scans it more than once)."""
-        from ..workbook import workbook_layout
-
-        return workbook_layout(self.plan)
+        return self.blueprint.layout()
 
     @cached_property
     def sheet_titles(self) -> frozenset[str]:
