@@ -1,28 +1,27 @@
 """Never lose a user's edits: `generate` replaces only a workbook that nobody has touched.
 
-Reading the edits takes a fraction of a check: typed inputs and formula text
-are what hand-tuning changes, so the workbook is not evaluated (unless an input
-itself holds a formula).
+"Touched" is any difference from what budgetbook wrote, not only typed inputs
+and formulas: an added sheet, notes, a helper cell, a comment, a number format,
+an input retyped as a formula of the same value. `edits.differences` rebuilds
+the workbook from its own embedded plan and compares the two; nothing is
+evaluated.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from .. import __version__
 from ..errors import BudgetbookError, OutputError
-from ..plan.inputs import input_cells
-from .audit import formula_edits
-from .findings import Finding
-from .readback import evaluate_formula_inputs, open_book, read_inputs
+from .edits import Difference, differences, generation_facts
+from .readback import open_book
+
+SHOWN = 3  # differences named in the refusal; the rest are counted
 
 
-def edits_since_generated(path: Path) -> list[Finding]:
-    """What a user changed in a generated workbook: inputs (`input_changed`, ...) and formula cells."""
-    book = open_book(path)
-    cells = input_cells(book.plan)
-    baseline = {c.name: c.num for c in cells}
-    _, input_findings = read_inputs(book, cells, evaluate_formula_inputs(book, cells), baseline)
-    return input_findings + formula_edits(book)
+def edits_since_generated(path: Path) -> list[Difference]:
+    """Every difference between the workbook at `path` and the one budgetbook would write for its plan."""
+    return differences(open_book(path))
 
 
 def ensure_replaceable(out: Path) -> None:
@@ -34,13 +33,17 @@ def ensure_replaceable(out: Path) -> None:
     if not out.exists():
         return
     try:
-        edits = edits_since_generated(out)
+        book = open_book(out)
+        edits = differences(book)
     except BudgetbookError as exc:
         raise OutputError(f"exists and is not a budgetbook workbook we can read ({exc.reason}); "
                           "move it away or pass --force to replace it", source=str(out)) from None
     if edits:
-        first = edits[0]
-        more = f" and {len(edits) - 1} more change(s)" if len(edits) > 1 else ""
-        raise OutputError(f"was edited since it was generated ({first.where or first.name}: {first.message}{more}); "
+        shown = "; ".join(str(edit) for edit in edits[:SHOWN])
+        more = f" and {len(edits) - SHOWN} more change(s)" if len(edits) > SHOWN else ""
+        _, version, _ = generation_facts(book)
+        other = (f" (it was made by budgetbook {version}, this is {__version__}: some differences may be the "
+                 "new version's)") if version != __version__ else ""
+        raise OutputError(f"was edited since it was generated ({shown}{more}){other}; "
                           f"run `budgetbook extract {out} -o plan.yaml` first to keep the edits, "
                           "or pass --force to replace it", source=str(out))
