@@ -115,6 +115,12 @@ def test_text_on_about_is_an_edit(capsys, edited):
             'About!B4: ', '"our own description"')
 
 
+def test_hidden_row_is_an_edit(capsys, edited):
+    def hide(wb):
+        wb["Compute"].row_dimensions[16].hidden = True
+    refused(capsys, edited(hide), "sheet `Compute`: rows 16 hidden")
+
+
 def test_moved_sheet_is_an_edit(capsys, edited):
     refused(capsys, edited(lambda wb: wb.move_sheet("Summary", offset=-3)), "sheets: reordered")
 

@@ -35,11 +35,12 @@ from libreoffice import needs_uno, uno_session
 from openpyxl.workbook.defined_name import DefinedName
 
 from budgetbook.api import check_workbook, generate_workbook
-from budgetbook.errors import BudgetbookError
+from budgetbook.errors import BudgetbookError, OutputError
 from budgetbook.plan.inputs import input_cells, with_values
 from budgetbook.plan.loader import plan_from_data, plan_from_text, template_text
 from budgetbook.plan.yamlsafe import parse_yaml_text
 from budgetbook.reference import compute_breakdown
+from budgetbook.review.guard import ensure_replaceable
 from budgetbook.workbook import read_embedded_plan, workbook_layout, write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
@@ -256,7 +257,7 @@ def test_rows_and_columns_inserted_and_sheets_moved_in_libreoffice_are_ok(capsys
 # ---------------------------------------------------------------- the fuzzer
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
-EXAMPLES = int(os.environ.get("BUDGETBOOK_TAMPER_EXAMPLES") or (60 if PROFILE == "ci" else 8))
+EXAMPLES = int(os.environ.get("BUDGETBOOK_TAMPER_EXAMPLES") or (100 if PROFILE == "ci" else 8))
 TAMPER = settings(max_examples=EXAMPLES, deadline=None, derandomize=False,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                          HealthCheck.function_scoped_fixture])
@@ -491,6 +492,13 @@ def test_check_is_never_ok_on_a_tampered_book(base, tmp_path_factory, data):
         return  # refused (exit 2): not ok either
     finally:
         TIMES.append(time.perf_counter() - start)
+    try:
+        ensure_replaceable(path)
+        replaceable = True
+    except OutputError:
+        replaceable = False
+    # an untouched book has no findings; one that check faults was edited: the guard must refuse it
+    assert not replaceable or [f.kind for f in report.findings] == [], report.findings
     if report.ok:
         OKS.append(" ".join(done))
         problems = oracle_problems(path, base)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -49,10 +49,11 @@ class Dump:
     sheets: list[tuple[str, str]]                  # (title, state) in tab order
     cells: dict[str, dict[tuple[int, int], Cell]]  # sheet title -> (row, column) -> non-empty cell
     names: dict[str, str]                          # defined name -> target (`Sheet!C5` or its text)
+    hidden: dict[str, str] = field(default_factory=dict)  # sheet title -> its hidden rows and columns
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Dump) and (self.sheets, self.names, self.cells) == \
-            (other.sheets, other.names, other.cells)
+        return isinstance(other, Dump) and (self.sheets, self.names, self.hidden, self.cells) == \
+            (other.sheets, other.names, other.hidden, other.cells)
 
 
 @dataclass(frozen=True)
@@ -67,17 +68,28 @@ class Difference:
 # ---------------------------------------------------------------- dumping a workbook
 
 def dump(wb: Any) -> Dump:
-    sheets, cells = [], {}
+    sheets, cells, hidden = [], {}, {}
     for ws in wb._sheets:  # worksheets and chartsheets, in tab order
         sheets.append((ws.title, ws.sheet_state))
         cells[ws.title] = {key: dumped for key, cell in getattr(ws, "_cells", {}).items()
                            if (dumped := _cell(cell)) is not None}
+        if (rows_and_columns := _hidden(ws)):
+            hidden[ws.title] = rows_and_columns
     names = {name: _target(definition.attr_text) for name, definition in wb.defined_names.items()
              if not name.startswith("_xlnm.")}
     for ws in wb.worksheets:
         for name, definition in (getattr(ws, "defined_names", {}) or {}).items():
             names[f"{ws.title}!{name}"] = _target(definition.attr_text)
-    return Dump(sheets, cells, names)
+    return Dump(sheets, cells, names, hidden)
+
+
+def _hidden(ws: Any) -> str:
+    """`rows 3, 7; columns C:D` of a sheet (budgetbook hides none), or ''."""
+    rows = [str(r) for r, d in sorted(getattr(ws, "row_dimensions", {}).items()) if d.hidden]
+    columns = [f"{get_column_letter(d.min)}:{get_column_letter(d.max)}" if d.min and d.max else str(key)
+               for key, d in sorted(getattr(ws, "column_dimensions", {}).items()) if d.hidden]
+    return "; ".join(part for part in (f"rows {', '.join(rows)}" if rows else "",
+                                       f"columns {', '.join(columns)}" if columns else "") if part)
 
 
 def _cell(cell: Any) -> Cell | None:
@@ -266,6 +278,9 @@ class _Differ:
                 self.add(f"sheet `{title}`", f"added ({count} cell(s) filled)")
             elif cur[title] != gen[title]:
                 self.add(f"sheet `{title}`", f"is now {cur[title]} (budgetbook wrote it {gen[title]})")
+        for title, what in self.current.hidden.items():
+            if title in gen and what != self.generated.hidden.get(title, ""):
+                self.add(f"sheet `{title}`", f"{what} hidden")
         common_gen = [t for t in gen if t in cur]
         common_cur = [t for t in cur if t in gen]
         if common_gen != common_cur:
