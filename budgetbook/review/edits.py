@@ -31,7 +31,7 @@ from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 
 from .. import __version__
 from ..plan.inputs import input_cells
-from ..xlsx.formula_text import CellNames, FormulaTextError, to_names
+from ..xlsx.formula_text import CellNames, FormulaTextError, normalize, to_names
 from .readback import OpenedWorkbook, single_cell
 
 Content = tuple  # ("f", formula) | ("n", float) | ("s", text) | ("b", bool) | ("o", repr)
@@ -257,12 +257,18 @@ class _Differ:
         return self.out
 
     def _same_sheet(self, title: str) -> bool:
-        """Cells and the names on them as written: nothing to parse (most sheets of an edited book)."""
+        """The sheet as written, told without aligning rows: most sheets of an edited book, and every sheet
+        of an untouched one LibreOffice saved (it respells a tenth of the formulas: `'Compute'!C14` as
+        `Compute!C14`; with the names where they were, the spelling is all that can differ)."""
         upper = title.upper()
-        return self.generated.cells.get(title) == self.current.cells.get(title) and \
-            {k: v for k, v in self.gen_at.items() if k[0] == upper} == \
-            {k: v for k, v in self.cur_at.items() if k[0] == upper}
-
+        if {k: v for k, v in self.gen_at.items() if k[0] == upper} != \
+                {k: v for k, v in self.cur_at.items() if k[0] == upper}:
+            return False
+        gen, cur = self.generated.cells.get(title, {}), self.current.cells.get(title, {})
+        if gen == cur:
+            return True
+        return gen.keys() == cur.keys() and all(_respelled(gen[key], cur[key], title) for key in gen
+                                                if gen[key] != cur[key])
     def add(self, where: str, message: str) -> None:
         self.out.append(Difference(where, message))
 
@@ -481,6 +487,17 @@ def _names_at(names: dict[str, str]) -> dict[tuple[str, str], tuple[str, ...]]:
         if where is not None and "!" not in name:
             out.setdefault((where[0].upper(), where[1]), []).append(name)
     return {key: tuple(sorted(found)) for key, found in out.items()}
+
+
+def _respelled(gen: Cell, cur: Cell, sheet: str) -> bool:
+    """The same formula in the same place, spelled differently (case, quotes, `TRUE()`, `1.0`)."""
+    if gen.content[0] != "f" or cur.content[0] != "f" or (gen.number_format, gen.comment) != \
+            (cur.number_format, cur.comment):
+        return False
+    try:
+        return normalize(gen.content[1], sheet) == normalize(cur.content[1], sheet)
+    except FormulaTextError:
+        return False
 
 
 def _name_form(content: Content, sheet: str, cell_names: CellNames) -> Content:
