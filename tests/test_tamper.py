@@ -206,6 +206,15 @@ def test_sheet_scoped_name_shadowing_a_layout_name_is_an_error(capsys, edited):
     assert found["name"] == PRICE_A and "shadows" in found["message"]
 
 
+@pytest.mark.parametrize("name, value", [("k_tolerance", 1), ("wl_finetune_waste_max", "=1")])
+def test_changed_constant_is_an_error(capsys, edited, name, value):
+    """No figure reads them: `k_tolerance` at 1 would turn every in-workbook check green unseen."""
+    code, report = checked(capsys, edited(lambda wb: setattr(named_cell(wb, name), "value", value)))
+    assert code == 1
+    found, = errors(report)
+    assert found["name"] == name and found["message"].startswith(f"constant `{name}` is now {value}")
+
+
 # ---------------------------------------------------------------- sheets and formula cells
 
 def test_helper_formula_cell_is_an_error(capsys, edited):

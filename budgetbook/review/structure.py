@@ -16,6 +16,7 @@ rows and columns in order), and moving sheets about changes nothing checked here
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -37,6 +38,7 @@ def audit_structure(book: OpenedWorkbook) -> list[Finding]:
     placed = _placement(book)
     findings += placed
     findings += _unknown_formulas(book)
+    findings += _constants(book)
     findings += _stamp(book)
     return findings
 
@@ -249,6 +251,32 @@ def _unknown_formulas(book: OpenedWorkbook) -> list[Finding]:
                 findings.append(_structure(f"formula cell `{_short(str(text))}` is not one budgetbook writes for "
                                            "this plan", ws.title, cell.coordinate))
     return _capped(findings, "formula cells budgetbook does not write")
+
+
+def _constants(book: OpenedWorkbook) -> list[Finding]:
+    """The named constants (`k_tolerance`, an input's allowed `_min`/`_max`) hold what budgetbook wrote.
+
+    No figure reads most of them, so the figure comparison cannot see an edit: `k_tolerance` set to
+    1 would quietly turn every in-workbook check green.
+    """
+    findings = []
+    for spec in book.layout:
+        where = book.locate(spec.name) if spec.kind == "constant" else None
+        if where is None:
+            continue
+        written = book.blueprint.where[spec.name]
+        want = written[0].cells[(written[1], written[2])].value
+        have = book.wb[where[0]][where[1]].value
+        if not _same_number(want, have):
+            findings.append(_structure(f"constant `{spec.name}` is now {_short(str(have))}; budgetbook wrote {want!r}",
+                                       where[0], where[1], spec.name))
+    return _capped(findings, "constants changed")
+
+
+def _same_number(want: Any, have: Any) -> bool:
+    if isinstance(have, bool) or not isinstance(have, (int, float)) or not isinstance(want, (int, float)):
+        return False
+    return math.isclose(float(want), float(have), rel_tol=1e-12, abs_tol=0.0)
 
 
 def _stamp(book: OpenedWorkbook) -> list[Finding]:
