@@ -13,8 +13,9 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import BudgetbookError, OutputError
-from .edits import Difference, differences, generation_facts
+from .edits import Difference, differences
 from .readback import open_book
+from .snapshot import generation_facts
 
 SHOWN = 3  # differences named in the refusal; the rest are counted
 
