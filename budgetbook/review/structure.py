@@ -189,6 +189,7 @@ class _Labels:
         self.sheets = {sheet.title: sheet for sheet in book.blueprint.sheets}
         self._written: dict[str, dict[int, list[tuple[int, str]]]] = {}
         self._now: dict[str, dict[int, list[tuple[int, str]]]] = {}
+        self._now_sets: dict[str, dict[int, set[str]]] = {}
         self._labels: dict[str, set[str]] = {}
 
     def expected(self, sheet: str, row: int, col: int) -> str:
@@ -196,23 +197,30 @@ class _Labels:
         if sheet not in self._written:
             self._written[sheet] = _by_row((r, c, cell.value) for (r, c), cell in self.sheets[sheet].cells.items()
                                            if cell.style in LABEL_STYLES)
-            self._labels[sheet] = {text for row_texts in self._written[sheet].values() for _, text in row_texts}
-        return next((text for c, text in reversed(self._written[sheet].get(row, [])) if c < col), "")
+            self._labels[sheet] = {text for texts in self._written[sheet].values() for _, text in texts}
+        texts = self._written[sheet].get(row)
+        if not texts:
+            return ""
+        if texts[-1][0] < col:  # the label column, left of every named cell of the row: nearly always
+            return texts[-1][1]
+        return next((text for c, text in reversed(texts) if c < col), "")
 
-    def now(self, sheet: str, row: int, before_col: int) -> list[str]:
-        """The texts of the row as it is now, left of a column, left to right."""
+    def now(self, sheet: str, row: int) -> list[tuple[int, str]]:
+        """(column, text) of the row as it is now, left to right."""
         if sheet not in self._now:
             cells = getattr(self.book.wb[sheet], "_cells", {})  # a chartsheet has none
             self._now[sheet] = _by_row((r, c, cell.value) for (r, c), cell in cells.items() if cell.data_type != "f")
-        return [text for c, text in self._now[sheet].get(row, []) if c < before_col]
+            self._now_sets[sheet] = {r: {text for _, text in texts} for r, texts in self._now[sheet].items()}
+        return self._now[sheet].get(row, [])
 
     def problem(self, spec, sheet: str, gen_row: int, gen_col: int, row: int, col: int) -> str | None:
         label = self.expected(sheet, gen_row, gen_col)
         if not label:
             return None
-        texts = self.now(sheet, row, col)
-        if label in texts:
+        self.now(sheet, row)
+        if label in self._now_sets[sheet].get(row, ()):  # anywhere in the row: a column inserted moves no label
             return None
+        texts = [text for c, text in self.now(sheet, row) if c < col]
         others = [t for t in texts if t in self._labels[sheet]]
         shown = f"`{_short(others[-1])}`" if others else (f"`{_short(texts[-1])}`" if texts else "nothing")
         return (f"name `{spec.name}` now points at the row labelled {shown}; budgetbook wrote it in the row "
