@@ -209,3 +209,19 @@ def test_row_added_above_the_total_in_libreoffice_is_named_as_such(capsys, prist
                                 "Summary!C12 (total_hyperscaler_on_demand): formula differs from the one generated "
                                 "(`=SUM(C7,C8,C9,C10)` -> `=SUM(C7,C8,C9,C10,C11)`))")
     assert "more change" not in err
+
+
+def test_workbook_of_another_version_is_rebuilt_as_that_version(capsys, tmp_path):
+    """The About sheet says which budgetbook wrote it: untouched compares equal; edited says so."""
+    text = template_text(FT)
+    book = tmp_path / "older.xlsx"
+    build_workbook(plan_from_text(text, FT), text, version="0.0.9").save(book)
+    from budgetbook.review.guard import edits_since_generated
+
+    assert edits_since_generated(book) == []
+    wb = openpyxl.load_workbook(book)
+    wb["Summary"]["F3"] = "note"
+    wb.save(book)
+    refused(capsys, book, 'Summary!F3: "note" added where budgetbook wrote nothing) (it was made by budgetbook '
+                          "0.0.9, this is ")
+    replaced(capsys, book.with_name("fresh.xlsx"))

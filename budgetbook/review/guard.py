@@ -21,8 +21,18 @@ SHOWN = 3  # differences named in the refusal; the rest are counted
 
 
 def edits_since_generated(path: Path) -> list[Difference]:
-    """Every difference between the workbook at `path` and the one budgetbook would write for its plan."""
-    return differences(open_book(path))
+    """Every difference between the workbook at `path` and the one budgetbook would write for its plan.
+
+    When there are some and another budgetbook version made the workbook, a note (a `Difference`
+    with no `where`) comes last: some of them may be that version's, not the user's.
+    """
+    book = open_book(path)
+    found = differences(book)
+    _, version, _ = generation_facts(book)
+    if found and version != __version__:
+        found.append(Difference("", f"it was made by budgetbook {version}, this is {__version__}: some "
+                                    "differences may be the new version's"))
+    return found
 
 
 def ensure_replaceable(out: Path) -> None:
@@ -34,17 +44,15 @@ def ensure_replaceable(out: Path) -> None:
     if not out.exists():
         return
     try:
-        book = open_book(out)
-        edits = differences(book)
+        found = edits_since_generated(out)
     except BudgetbookError as exc:
         raise OutputError(f"exists and is not a budgetbook workbook we can read ({exc.reason}); "
                           "move it away or pass --force to replace it", source=str(out)) from None
+    edits = [d for d in found if d.where]
     if edits:
         shown = "; ".join(str(edit) for edit in edits[:SHOWN])
         more = f" and {len(edits) - SHOWN} more change(s)" if len(edits) > SHOWN else ""
-        _, version, _ = generation_facts(book)
-        other = (f" (it was made by budgetbook {version}, this is {__version__}: some differences may be the "
-                 "new version's)") if version != __version__ else ""
-        raise OutputError(f"was edited since it was generated ({shown}{more}){other}; "
+        notes = "".join(f" ({d.message})" for d in found if not d.where)
+        raise OutputError(f"was edited since it was generated ({shown}{more}){notes}; "
                           f"run `budgetbook extract {out} -o plan.yaml` first to keep the edits, "
                           "or pass --force to replace it", source=str(out))
