@@ -191,9 +191,13 @@ def test_untouched_workbook_of_any_plan_compares_equal_to_its_rebuild(tmp_path_f
     from budgetbook.review.guard import edits_since_generated
     from budgetbook.workbook import write_workbook
 
+    from budgetbook.review.readback import open_book
+    from budgetbook.review.structure import audit_structure
+
     plan, text = case
     book = write_workbook(plan, text, tmp_path_factory.mktemp("anyplan") / "book.xlsx")
     assert edits_since_generated(book) == []
+    assert audit_structure(open_book(book)) == []  # and check's structure audit finds the layout's own
 
 
 @needs_uno
