@@ -20,7 +20,7 @@ import openpyxl
 import pytest
 from cli_run import run, sha
 from hypothesis import HealthCheck, given, settings
-from libreoffice import needs_uno, uno_session
+from libreoffice import needs_libreoffice, needs_uno, recalculate, uno_session
 from openpyxl.comments import Comment
 from openpyxl.workbook.defined_name import DefinedName
 from strategies import plans
@@ -189,10 +189,9 @@ def test_untouched_copy_is_replaced_and_the_guard_is_quick(capsys, pristine, tmp
 def test_untouched_workbook_of_any_plan_compares_equal_to_its_rebuild(tmp_path_factory, case):
     """Texts starting with `=`, odd currencies, every line item: the rebuild is what was written, cell for cell."""
     from budgetbook.review.guard import edits_since_generated
-    from budgetbook.workbook import write_workbook
-
     from budgetbook.review.readback import open_book
     from budgetbook.review.structure import audit_structure
+    from budgetbook.workbook import write_workbook
 
     plan, text = case
     book = write_workbook(plan, text, tmp_path_factory.mktemp("anyplan") / "book.xlsx")
@@ -229,3 +228,21 @@ def test_workbook_of_another_version_is_rebuilt_as_that_version(capsys, tmp_path
     refused(capsys, book, 'Summary!F3: "note" added where budgetbook wrote nothing) (it was made by budgetbook '
                           "0.0.9, this is ")
     replaced(capsys, book.with_name("fresh.xlsx"))
+
+
+@needs_libreoffice
+@settings(max_examples=10 if os.environ.get("CI", "").lower() == "true" else 3, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(plans())
+def test_untouched_workbook_of_any_plan_saved_by_libreoffice_is_replaceable(tmp_path_factory, case):
+    """LibreOffice respells formulas and number formats and saves 15 significant digits: not edits."""
+    from budgetbook.review.guard import edits_since_generated
+    from budgetbook.review.readback import open_book
+    from budgetbook.review.structure import audit_structure
+    from budgetbook.workbook import write_workbook
+
+    plan, text = case
+    folder = tmp_path_factory.mktemp("anyplan-lo")
+    saved = recalculate(write_workbook(plan, text, folder / "book.xlsx"), folder / "lo")
+    assert edits_since_generated(saved) == []
+    assert audit_structure(open_book(saved)) == []

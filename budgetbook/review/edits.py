@@ -155,7 +155,8 @@ class _Differ:
     def _row_cells(self, title: str, gen: dict, cur: dict, row: int) -> None:
         for col in sorted(set(gen) | set(cur)):
             g, c = gen.get(col), cur.get(col)
-            if g is not None and c is not None and g[0] == c[0]:
+            if g is not None and c is not None and (g[0] == c[0] or (g[0].names == c[0].names
+                                                                     and same_number(g[1], c[1]))):
                 continue
             self.add(*self._describe(title, row, col, g, c))
 
@@ -303,8 +304,17 @@ def _names_at(names: dict[str, str]) -> dict[tuple[str, str], tuple[str, ...]]:
     return {key: tuple(sorted(found)) for key, found in out.items()}
 
 
+def same_number(gen: Cell, cur: Cell) -> bool:
+    """Two numbers that differ by how a tool rounded them when it saved (15 significant digits)."""
+    return gen.content[0] == cur.content[0] == "n" and (gen.number_format, gen.comment) == \
+        (cur.number_format, cur.comment) and math.isclose(gen.content[1], cur.content[1], rel_tol=2e-14)
+
+
 def _respelled(gen: Cell, cur: Cell, sheet: str) -> bool:
-    """The same formula in the same place, spelled differently (case, quotes, `TRUE()`, `1.0`)."""
+    """The same formula in the same place, spelled differently (case, quotes, `TRUE()`, `1.0`), or the
+    same number rounded differently."""
+    if same_number(gen, cur):
+        return True
     if gen.content[0] != "f" or cur.content[0] != "f" or (gen.number_format, gen.comment) != \
             (cur.number_format, cur.comment):
         return False

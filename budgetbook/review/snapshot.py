@@ -4,7 +4,7 @@ What the overwrite guard compares (`edits.py`): sheet titles, order and
 visibility, hidden rows and columns; every non-empty cell's value or formula
 (as written: formulas are not parsed here), number format and comment; every
 defined name and its target. Spellings that differ only in how a tool saves
-them are folded: numbers as openpyxl writes them (`%.16g`), ints as floats,
+them are folded: numbers to the 15 significant digits LibreOffice saves, ints as floats,
 number formats' literals (LibreOffice respells `"$"#,##0` as `\\$#,##0`).
 """
 
@@ -124,9 +124,10 @@ def _value(value: Any) -> Content:
     if isinstance(value, bool):
         return ("b", value)
     if isinstance(value, (int, float)):
-        # as openpyxl writes a number (`%.16g`: 1.1337844726819242 is saved as 1.133784472681924), and
-        # as a float (it reads back 3.0 as 3), so the rebuild and the saved file agree
-        return ("n", float(f"{value:.16g}"))
+        # as saved: openpyxl writes 16 significant digits, LibreOffice rounds what it read to 15 (and
+        # Excel shows 15); a float (3.0 is read back as 3). Rounding twice can still end one unit
+        # apart in the 15th digit: `edits.same_number` allows that much.
+        return ("n", float(f"{float(f'{value:.16g}'):.15g}"))
     if isinstance(value, str):
         return ("s", value)
     if value is None:
