@@ -27,7 +27,7 @@ PAGES = ("Summary", "Procurement", "Cash flow")
 
 
 def dump(path: Path) -> list[str]:
-    """A normalised, diffable view: sheet, cell, formula or value, number format (no generation date)."""
+    """A normalised, diffable view: sheet, cell, formula or value, number format (no generation date, no digest)."""
     wb = openpyxl.load_workbook(path)
     lines = []
     for ws in wb:
@@ -37,6 +37,9 @@ def dump(path: Path) -> list[str]:
                     continue
                 if ws.title == "About" and ws.cell(cell.row, 1).value == "Generated":
                     continue
+                if ws.title == "_budgetbook" and ws.cell(cell.row, 4).value in ("digest", "generated") \
+                        and cell.column == 5:
+                    continue  # the stamp's digest and date: they change with the generation date
                 lines.append(f"{ws.title}!{cell.coordinate}\t{cell.value!r}\t{cell.number_format}")
     lines += [f"name {name} -> {dn.attr_text}" for name, dn in sorted(wb.defined_names.items())]
     return lines

@@ -124,7 +124,10 @@ def test_several_edits_are_counted(capsys, copy):
         wb["Inputs"]["C23"] = 3
         wb["Compute"]["C16"] = 1
     book = copy(edit)
-    assert_refused_as_edited(capsys, book, what="and 2 more change(s)")
+    # the first three are named (issue 16: "report the first few differences"), the rest counted
+    assert_refused_as_edited(capsys, book, what="3 -> 2.5; Inputs!C23")
+    assert_refused_as_edited(capsys, book, what="; Compute!C16 (compute_hyperscaler_on_demand): formula `=SUM(C12)` "
+                                                "replaced by 1); run")
 
 
 @pytest.mark.parametrize("kind", ["text", "plain-xlsx"])

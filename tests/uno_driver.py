@@ -7,7 +7,8 @@ venv. Reads one JSON job on stdin:
     {"port": 2002, "input": "file:///...", "output": "file:///...",
      "ops": [{"op": "insert_rows", "sheet": "Compute", "index": 3, "count": 1}, ...]}
 
-Ops: insert_rows / delete_rows (0-based index, like the UNO API), set_value,
+Ops: insert_rows / delete_rows / insert_columns (0-based index, like the UNO API),
+move_sheet (to a 0-based tab position), set_value,
 set_formula (Excel syntax: `=SUM(C5:C7)`, `='Failed runs'!C5`, commas), and
 delete_sheet. Then calculateAll() and store as xlsx. Exits non-zero with the
 reason on stderr.
@@ -68,6 +69,10 @@ def apply(doc, op, parser_holder):
         doc.Sheets.getByName(op["sheet"]).Rows.insertByIndex(op["index"], op.get("count", 1))
     elif kind == "delete_rows":
         doc.Sheets.getByName(op["sheet"]).Rows.removeByIndex(op["index"], op.get("count", 1))
+    elif kind == "insert_columns":
+        doc.Sheets.getByName(op["sheet"]).Columns.insertByIndex(op["index"], op.get("count", 1))
+    elif kind == "move_sheet":
+        doc.Sheets.moveByName(op["sheet"], op["index"])
     elif kind == "set_value":
         cell = cell_of(doc, op)
         value = op["value"]

@@ -1,8 +1,10 @@
 """`check`: hold an edited workbook against the reference model recomputed from its own inputs.
 
 The pieces: `readback` opens the book and reads its inputs, `audit` judges its
-formula cells and hidden places, `compare` holds its figures against the
-reference; this module puts them together in a `CheckReport`.
+formula cells and hidden places, `structure` holds its sheets, names and
+formula cells against the embedded plan's layout (so a hidden plan edited to
+match typed-over figures does not pass), `compare` holds its figures against
+the reference; this module puts them together in a `CheckReport`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from ..plan.inputs import input_cells, with_values
 from ..plan.loader import load_plan, plan_from_data
 from ..plan.model import Plan
 from ..reference import compute_breakdown, compute_monthly
-from . import audit
+from . import audit, structure
 from .compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, compare_figures
 from .findings import ERROR, INPUT_PROBLEMS, SEVERITY_ORDER, Finding
 from .months import compare_months
@@ -52,6 +54,7 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     report.findings += input_findings
     report.findings += audit.audit_formulas(book, evaluated)
     report.findings += audit.hidden_cells(book)
+    report.findings += structure.audit_structure(book)
     reference = current = None
     if not any(f.kind in INPUT_PROBLEMS for f in input_findings):
         current = _current_plan(book, values)

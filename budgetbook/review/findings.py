@@ -24,6 +24,7 @@ SEVERITY = {
     "hidden": WARNING,
     "sheet_scoped_name": WARNING,
     "checks_failed": ERROR,
+    "structure": ERROR,  # a sheet, name or formula cell the embedded plan's layout does not account for
 }
 INPUT_PROBLEMS = frozenset({"invalid_input", "missing"})  # input findings that leave no valid plan to compute
 

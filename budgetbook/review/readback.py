@@ -40,14 +40,22 @@ class OpenedWorkbook:
     data: bytes = b""                  # the checked bytes: evaluate these, not the path again
 
     @cached_property
-    def layout(self) -> list:
-        """Every cell budgetbook writes for this book's plan (check audits and scans it more than once)."""
-        from ..workbook import workbook_layout
+    def blueprint(self) -> Any:
+        """The workbook budgetbook writes for this book's plan, as plain data: its sheets, labels and names."""
+        from ..workbook.build import workbook_blueprint
 
         try:
-            return workbook_layout(self.plan)
+            return workbook_blueprint(self.plan)
         except PlanError as exc:  # its ids make one defined name twice: the workbook is what the user gave
             raise WorkbookError(f"its embedded plan cannot be laid out: {exc.reason}", source=str(self.path)) from None
+
+    @cached_property
+    def layout(self) -> tuple:
+        """Every cell budgetbook writes for this book's plan (check audits and scans it more than once)."""
+        from ..workbook.build import workbook_layout
+
+        _ = self.blueprint  # laid out together; a plan that cannot be is reported there, in the book's words
+        return workbook_layout(self.plan)
 
     @cached_property
     def sheet_titles(self) -> frozenset[str]:

@@ -22,13 +22,13 @@ LINES = (
 )
 
 
-def build_about(book: Blueprint, plan: Plan, today: dt.date) -> None:
+def build_about(book: Blueprint, plan: Plan, today: dt.date, version: str = __version__) -> None:
     sheet = book.sheet("About", "about")
     sheet.gridlines = False
     sheet.put(1, 1, "budgetbook: ML training budget", "title")
     rows = [("Plan", plan.name), ("Description", plan.description), ("Currency", plan.currency),
             ("Prices as of", plan.as_of.isoformat() if plan.as_of else "not stated"),
-            ("Generated", today.isoformat()), ("budgetbook version", __version__), ("", "")]
+            ("Generated", today.isoformat()), ("budgetbook version", version), ("", "")]
     rows += list(LINES)
     rows.append(("Sheets", f"Inputs -> {'; '.join(calc_sheet_titles(plan))} -> Summary; Procurement; Cash flow; "
                            "Checks."))

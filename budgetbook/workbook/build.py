@@ -6,27 +6,32 @@ import datetime as dt
 import weakref
 from typing import TYPE_CHECKING
 
+from .. import __version__
 from ..lineitems.registry import LINE_ITEMS
 from ..plan.model import Plan
 from .about import build_about
 from .cash_flow import build_cash_flow
 from .checks import build_checks
-from .embed import embed_plan
+from .embed import SHEET, embed_plan, read_embedded_plan
 from .grid import Blueprint, CellSpec
 from .inputs_sheet import build_inputs
 from .names import Inputs
 from .procurement import build_procurement
+from .stamp import write_stamp
 from .summary import build_summary
 
 if TYPE_CHECKING:  # the plan loader lays every plan out (`build_book`): `show` must not pay for openpyxl
     from openpyxl import Workbook
 
 
-def build_book(plan: Plan, today: dt.date | None = None) -> Blueprint:
-    """The whole workbook as plain data, sheets in tab order: inputs, calculations, outputs."""
+def build_book(plan: Plan, today: dt.date | None = None, version: str = __version__) -> Blueprint:
+    """The whole workbook as plain data, sheets in tab order: inputs, calculations, outputs.
+
+    `version` is the one written on About (the overwrite guard rebuilds a workbook as it was written).
+    """
     book = Blueprint(plan.name)
     inp = Inputs(plan)
-    build_about(book, plan, today or dt.date.today())
+    build_about(book, plan, today or dt.date.today(), version)
     build_inputs(book, plan, inp.cells)
     for item in LINE_ITEMS:
         item.build(book, plan, inp)
@@ -37,29 +42,48 @@ def build_book(plan: Plan, today: dt.date | None = None) -> Blueprint:
     return book
 
 
-_LAYOUTS: dict[int, tuple[weakref.ref, tuple[CellSpec, ...]]] = {}
+_LAID_OUT: dict[int, tuple[weakref.ref, Blueprint, tuple[CellSpec, ...]]] = {}
+
+
+def _laid_out(plan: Plan) -> tuple[Blueprint, tuple[CellSpec, ...]]:
+    """The plan's blueprint (dated 2000-01-01: nothing laid out depends on the date) and its layout.
+
+    Laid out once per plan object (plans are frozen): loading a plan lays it out to refuse what
+    cannot be written, and `check` reads the layout and the blueprint again; on a big portfolio
+    each build is ~1 s. Callers read both, never change them.
+    """
+    key = id(plan)
+    known = _LAID_OUT.get(key)
+    if known is not None and known[0]() is plan:
+        return known[1], known[2]
+    blueprint = build_book(plan, dt.date(2000, 1, 1))
+    layout = tuple(blueprint.layout())
+    _LAID_OUT[key] = (weakref.ref(plan, lambda _ref: _LAID_OUT.pop(key, None)), blueprint, layout)
+    return blueprint, layout
+
+
+def workbook_blueprint(plan: Plan) -> Blueprint:
+    """The workbook as designed for `plan`, as plain data (shared: read it, do not change it)."""
+    return _laid_out(plan)[0]
 
 
 def workbook_layout(plan: Plan) -> tuple[CellSpec, ...]:
-    """Every named cell as generated: inputs, constants, calculations, figures and checks.
-
-    Laid out once per plan object (plans are frozen): loading a plan lays it out to refuse what
-    cannot be written, and `check` reads the layout again; on a big portfolio each layout is ~1 s.
-    """
-    key = id(plan)
-    known = _LAYOUTS.get(key)
-    if known is not None and known[0]() is plan:
-        return known[1]
-    layout = tuple(build_book(plan, dt.date(2000, 1, 1)).layout())
-    _LAYOUTS[key] = (weakref.ref(plan, lambda _ref: _LAYOUTS.pop(key, None)), layout)
-    return layout
+    """Every named cell as generated: inputs, constants, calculations, figures and checks."""
+    return _laid_out(plan)[1]
 
 
-def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None) -> Workbook:
+def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None, *, version: str = __version__,
+                   stamp: bool = True) -> Workbook:
+    """The openpyxl workbook; `stamp=False` leaves out the stamp (to rebuild a workbook made before stamps)."""
     from .openpyxl_book import to_openpyxl
 
-    wb = to_openpyxl(build_book(plan, today))
+    today = today or dt.date.today()
+    wb = to_openpyxl(build_book(plan, today, version))
     embed_plan(wb, plan_text)
+    if stamp:
+        embedded = read_embedded_plan(wb)
+        assert embedded is not None  # just written
+        write_stamp(wb, SHEET, embedded[1], today, version)
     wb.properties.creator = "budgetbook"
     wb.properties.title = plan.name
     return wb

@@ -1,0 +1,303 @@
+"""The structure audit: the workbook must be the one its embedded plan's layout describes.
+
+`check` reads figures by defined name and recomputes the reference from the
+embedded plan, so a book whose hidden plan was edited (a market deleted from
+it, that market's figures typed over) or whose names were moved (two price
+names swapped) would otherwise pass: nothing outside the plan's layout was
+ever looked at. Here every sheet, every defined name and every formula cell
+must be accounted for by the layout, each name must still sit in the row
+budgetbook labelled for it and in the grid of rows and columns it was written
+in, and the stamp's digest must match the embedded plan.
+
+What a user legitimately does is not a finding: inserted or deleted rows and
+columns move names with their cells (the grid check allows any shift that keeps
+rows and columns in order), and moving sheets about changes nothing checked here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.utils.cell import column_index_from_string, coordinate_from_string, get_column_letter
+
+from .findings import WARNING, Finding
+from .readback import OpenedWorkbook, single_cell
+
+CAP = 12                  # findings of one sort listed one by one; the rest as one finding
+LABEL_STYLES = ("label", "figure", "section")
+BUILT_IN_PREFIX = "_xlnm."  # print areas, filters: Excel's and LibreOffice's own names
+
+
+def audit_structure(book: OpenedWorkbook) -> list[Finding]:
+    """`structure` findings (errors, bar a missing stamp): what the layout of the embedded plan does not explain."""
+    findings = _sheets(book) + _unknown_names(book)
+    placed = _placement(book)
+    findings += placed
+    findings += _unknown_formulas(book)
+    findings += _constants(book)
+    findings += _stamp(book)
+    return findings
+
+
+def _structure(message: str, sheet: str | None = None, cell: str | None = None, name: str | None = None,
+               severity: str = "") -> Finding:
+    return Finding("structure", message, sheet, cell, name, severity=severity)
+
+
+def _capped(findings: list[Finding], what: str) -> list[Finding]:
+    """At most CAP findings of one sort, then one saying how many more (a deleted market is dozens of names)."""
+    if len(findings) <= CAP:
+        return findings
+    rest = findings[CAP:]
+    first = rest[0]
+    return findings[:CAP] + [_structure(f"and {len(rest)} more {what}", first.sheet, first.cell, first.name)]
+
+
+# ---------------------------------------------------------------- sheets and names
+
+def expected_sheets(book: OpenedWorkbook) -> list[str]:
+    from ..workbook import EMBED_SHEET
+
+    return [sheet.title for sheet in book.blueprint.sheets] + [EMBED_SHEET]
+
+
+def _sheets(book: OpenedWorkbook) -> list[Finding]:
+    expected = expected_sheets(book)
+    present = list(book.wb.sheetnames)
+    findings = [_structure(f"sheet `{title}` is gone: budgetbook writes it for this plan", title)
+                for title in expected if title not in present]
+    findings += [_structure(f"sheet `{title}` is not one budgetbook writes for this plan "
+                            "(added, renamed, or left from another plan)", title)
+                 for title in present if title not in expected]
+    return findings
+
+
+def _unknown_names(book: OpenedWorkbook) -> list[Finding]:
+    """Workbook-scoped names the layout does not have, and sheet-scoped ones shadowing a layout name.
+
+    A sheet-scoped name that shadows one of ours changes what that sheet's formulas read in Excel;
+    any other is only a warning (`sheet_scoped_name`, from `readback`).
+    """
+    known = {spec.name.lower() for spec in book.layout}
+    findings = []
+    for name, definition in book.wb.defined_names.items():
+        if name.lower() in known or name.startswith(BUILT_IN_PREFIX):
+            continue
+        text = definition.attr_text or ""
+        sheet, cell = single_cell(text) or (None, None)
+        findings.append(_structure(f"defined name `{name}` (`{_short(text)}`) is not one budgetbook writes for "
+                                   "this plan", sheet, cell, name))
+    for ws in book.wb.worksheets:
+        for name in getattr(ws, "defined_names", {}) or {}:
+            if name.lower() in known:
+                findings.append(_structure(f"sheet-scoped name `{name}` on {ws.title} shadows the workbook's "
+                                           f"`{name}`: formulas on {ws.title} read another cell", ws.title,
+                                           None, name))
+    return _capped(findings, "defined names budgetbook does not write")
+
+
+def _short(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+# ---------------------------------------------------------------- where each name points
+
+def _placement(book: OpenedWorkbook) -> list[Finding]:
+    """Each name on its sheet, in the row labelled for it, in the grid of rows and columns it was written in."""
+    labels = _Labels(book)
+    flagged: set[str] = set()
+    findings: list[Finding] = []
+    by_sheet: dict[str, list[tuple[Any, int, int, int, int]]] = {}
+    for spec in book.layout:
+        where = book.locate(spec.name)
+        if where is None:
+            continue  # `missing`, reported by the input and formula audits
+        sheet, cell = where
+        if sheet != spec.sheet:
+            findings.append(_structure(f"name `{spec.name}` now points at {sheet}!{cell}; budgetbook put it on "
+                                       f"sheet {spec.sheet}", sheet, cell, spec.name))
+            flagged.add(spec.name)
+            continue
+        row, col = _row_col(cell)
+        gen_row, gen_col = _row_col(spec.cell)
+        problem = labels.problem(spec, sheet, gen_row, gen_col, row, col)
+        if problem is not None:
+            findings.append(_structure(problem, sheet, cell, spec.name))
+            flagged.add(spec.name)
+        by_sheet.setdefault(sheet, []).append((spec, gen_row, gen_col, row, col))
+    for sheet, placed in by_sheet.items():
+        findings += _grid(sheet, placed, flagged)
+    return _capped(findings, "names out of place")
+
+
+def _row_col(cell: str) -> tuple[int, int]:
+    letter, row = coordinate_from_string(cell.replace("$", ""))
+    return row, column_index_from_string(letter)
+
+
+def _grid(sheet: str, placed: list[tuple[Any, int, int, int, int]], flagged: set[str]) -> list[Finding]:
+    """Names written in one row stay in one row, rows stay in order; the same for columns.
+
+    Inserting or deleting rows or columns shifts whole rows and columns and keeps their order;
+    a name moved on its own (or two names swapped) does not.
+    """
+    rows = _majority((gen_row, row) for _, gen_row, _, row, _ in placed)
+    cols = _majority((gen_col, col) for _, _, gen_col, _, col in placed)
+    findings = []
+    for spec, gen_row, gen_col, row, col in placed:
+        want = (rows[gen_row], cols[gen_col])
+        if (row, col) != want and spec.name not in flagged:
+            here, there = f"{get_column_letter(col)}{row}", f"{get_column_letter(want[1])}{want[0]}"
+            findings.append(_structure(f"name `{spec.name}` now points at {sheet}!{here}; the cells written "
+                                       f"beside it put it at {there}", sheet, here, spec.name))
+            flagged.add(spec.name)
+    findings += _order(sheet, rows, "row", str)
+    findings += _order(sheet, cols, "column", get_column_letter)
+    return findings
+
+
+def _majority(pairs: Iterable[tuple[int, int]]) -> dict[int, int]:
+    """Generated row (or column) -> where most of its names are now (ties: the lowest)."""
+    seen: dict[int, Counter] = {}
+    for generated, current in pairs:
+        seen.setdefault(generated, Counter())[current] += 1
+    return {g: min(counts, key=lambda c: (-counts[c], c)) for g, counts in seen.items()}
+
+
+def _order(sheet: str, mapping: dict[int, int], what: str, show: Callable[[int], str]) -> list[Finding]:
+    generated = sorted(mapping)
+    for before, after in zip(generated, generated[1:], strict=False):
+        if mapping[before] >= mapping[after]:
+            return [_structure(f"{what}s of {sheet} are out of order: budgetbook's {what} {show(before)} is now "
+                               f"{show(mapping[before])}, at or after its {what} {show(after)} (now "
+                               f"{show(mapping[after])})", sheet)]
+    return []
+
+
+class _Labels:
+    """The label budgetbook wrote in each named cell's row, held against the row the name points at now.
+
+    Each sheet is read once, into its rows' texts (a big book has thousands of names in a few hundred rows).
+    """
+
+    def __init__(self, book: OpenedWorkbook):
+        self.book = book
+        self.sheets = {sheet.title: sheet for sheet in book.blueprint.sheets}
+        self._written: dict[str, dict[int, list[tuple[int, str]]]] = {}
+        self._now: dict[str, dict[int, list[tuple[int, str]]]] = {}
+        self._now_sets: dict[str, dict[int, set[str]]] = {}
+        self._labels: dict[str, set[str]] = {}
+
+    def expected(self, sheet: str, row: int, col: int) -> str:
+        """The rightmost label left of the cell in budgetbook's row (an input's or a calculation's name)."""
+        if sheet not in self._written:
+            self._written[sheet] = _by_row((r, c, cell.value) for (r, c), cell in self.sheets[sheet].cells.items()
+                                           if cell.style in LABEL_STYLES)
+            self._labels[sheet] = {text for texts in self._written[sheet].values() for _, text in texts}
+        texts = self._written[sheet].get(row)
+        if not texts:
+            return ""
+        if texts[-1][0] < col:  # the label column, left of every named cell of the row: nearly always
+            return texts[-1][1]
+        return next((text for c, text in reversed(texts) if c < col), "")
+
+    def now(self, sheet: str, row: int) -> list[tuple[int, str]]:
+        """(column, text) of the row as it is now, left to right."""
+        if sheet not in self._now:
+            cells = getattr(self.book.wb[sheet], "_cells", {})  # a chartsheet has none
+            self._now[sheet] = _by_row((r, c, cell.value) for (r, c), cell in cells.items() if cell.data_type != "f")
+            self._now_sets[sheet] = {r: {text for _, text in texts} for r, texts in self._now[sheet].items()}
+        return self._now[sheet].get(row, [])
+
+    def problem(self, spec, sheet: str, gen_row: int, gen_col: int, row: int, col: int) -> str | None:
+        label = self.expected(sheet, gen_row, gen_col)
+        if not label:
+            return None
+        self.now(sheet, row)
+        if label in self._now_sets[sheet].get(row, ()):  # anywhere in the row: a column inserted moves no label
+            return None
+        texts = [text for c, text in self.now(sheet, row) if c < col]
+        others = [t for t in texts if t in self._labels[sheet]]
+        shown = f"`{_short(others[-1])}`" if others else (f"`{_short(texts[-1])}`" if texts else "nothing")
+        return (f"name `{spec.name}` now points at the row labelled {shown}; budgetbook wrote it in the row "
+                f"labelled `{_short(label)}`")
+
+
+def _by_row(cells: Iterable[tuple[int, int, Any]]) -> dict[int, list[tuple[int, str]]]:
+    """Row -> (column, folded text) of its non-empty text cells, left to right."""
+    rows: dict[int, list[tuple[int, str]]] = {}
+    for row, col, value in cells:
+        if isinstance(value, str) and (text := _fold(value)):
+            rows.setdefault(row, []).append((col, text))
+    for texts in rows.values():
+        texts.sort()
+    return rows
+
+
+def _fold(text: str) -> str:
+    """A label as compared: illegal characters as the writer replaced them, whitespace folded."""
+    return " ".join(ILLEGAL_CHARACTERS_RE.sub("?", text).split())
+
+
+# ---------------------------------------------------------------- formula cells and the stamp
+
+def _unknown_formulas(book: OpenedWorkbook) -> list[Finding]:
+    """Formula cells where the layout has no named cell: a helper column, a total the user added."""
+    expected = set(expected_sheets(book))
+    allowed = {where for spec in book.layout if (where := book.locate(spec.name)) is not None}
+    findings = []
+    for ws in book.wb.worksheets:
+        if ws.title not in expected:
+            continue  # the sheet itself is the finding
+        for cell in getattr(ws, "_cells", {}).values():
+            if cell.data_type == "f" and (ws.title, cell.coordinate) not in allowed:
+                text = getattr(cell.value, "text", cell.value)
+                findings.append(_structure(f"formula cell `{_short(str(text))}` is not one budgetbook writes for "
+                                           "this plan", ws.title, cell.coordinate))
+    return _capped(findings, "formula cells budgetbook does not write")
+
+
+def _constants(book: OpenedWorkbook) -> list[Finding]:
+    """The named constants (`k_tolerance`, an input's allowed `_min`/`_max`) hold what budgetbook wrote.
+
+    No figure reads most of them, so the figure comparison cannot see an edit: `k_tolerance` set to
+    1 would quietly turn every in-workbook check green.
+    """
+    findings = []
+    for spec in book.layout:
+        where = book.locate(spec.name) if spec.kind == "constant" else None
+        if where is None:
+            continue
+        written = book.blueprint.where[spec.name]
+        want = written[0].cells[(written[1], written[2])].value
+        have = book.wb[where[0]][where[1]].value
+        if not _same_number(want, have):
+            findings.append(_structure(f"constant `{spec.name}` is now {_short(str(have))}; budgetbook wrote {want!r}",
+                                       where[0], where[1], spec.name))
+    return _capped(findings, "constants changed")
+
+
+def _same_number(want: Any, have: Any) -> bool:
+    if isinstance(have, bool) or not isinstance(have, (int, float)) or not isinstance(want, (int, float)):
+        return False
+    return math.isclose(float(want), float(have), rel_tol=1e-12, abs_tol=0.0)
+
+
+def _stamp(book: OpenedWorkbook) -> list[Finding]:
+    from ..workbook import EMBED_SHEET
+    from ..workbook.stamp import VALUE_COL, read_stamp
+
+    stamp = read_stamp(book.wb, EMBED_SHEET)
+    if stamp is None:
+        return [_structure(f"sheet `{EMBED_SHEET}` holds no digest of the embedded plan (a workbook from before "
+                           "budgetbook wrote one, or it was cleared), so an edit of the plan there cannot be told",
+                           EMBED_SHEET, severity=WARNING)]
+    if stamp.digest != stamp.expected_digest(book.plan_text):
+        return [_structure(f"the embedded plan on hidden sheet `{EMBED_SHEET}` does not match the digest "
+                           "written with it: it was edited after `generate`", EMBED_SHEET,
+                           f"{'ABCDE'[VALUE_COL - 1]}1")]
+    return []
