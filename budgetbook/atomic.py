@@ -10,8 +10,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import stat
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -93,6 +95,20 @@ def describe_os_error(exc: OSError) -> str:
 
 
 @contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGTERM, SIGHUP and SIGINT wait until the block ends (main thread; elsewhere nothing to hold)."""
+    held = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+@contextlib.contextmanager
 def atomic_output(path: PathLike, *, protect: Iterable[PathLike] = ()) -> Iterator[Path]:
     """Yield a temporary path to write; on success it replaces `path`, on any error it vanishes.
 
@@ -100,12 +116,13 @@ def atomic_output(path: PathLike, *, protect: Iterable[PathLike] = ()) -> Iterat
     input files the output must never replace.
     """
     dest = check_destination(path, protect=protect)
-    try:
-        fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise OutputError(f"cannot write in {dest.parent}: {describe_os_error(exc)}", source=str(dest)) from None
-    os.close(fd)
-    tmp = Path(tmp_name)
+    with _signals_held():  # a stop between creating the file and the `finally` below would leave it behind
+        try:
+            fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+        except OSError as exc:
+            raise OutputError(f"cannot write in {dest.parent}: {describe_os_error(exc)}", source=str(dest)) from None
+        os.close(fd)
+        tmp = Path(tmp_name)
     try:
         yield tmp
         with open(tmp, "rb+") as written:

@@ -9,7 +9,6 @@ same cases' time and peak memory in fresh processes, before and after.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import hostile
@@ -29,16 +28,13 @@ def book(tmp_path_factory) -> Path:
     return generate_workbook(FT, tmp_path_factory.mktemp("bounds") / f"{FT}.xlsx")
 
 
-def refused(capsys, path: Path, reason: str, seconds: float = 10.0, commands=("check", "extract")) -> None:
-    """Each command: exit 2, the one line `Error: PATH: reason`, fast, the file unchanged."""
+def refused(capsys, path: Path, reason: str, commands=("check", "extract")) -> None:
+    """Each command: exit 2, the one line `Error: PATH: reason`, the file unchanged (times: bench_bounds.py)."""
     before = sha(path)
     for command in commands:
-        start = time.perf_counter()
         code, out, err = run(capsys, command, path)
-        elapsed = time.perf_counter() - start
         assert (code, out) == (2, ""), (command, err)
         assert err == f"Error: {path}: {reason}\n", err
-        assert elapsed < seconds, f"{command} took {elapsed:.1f} s"
     assert sha(path) == before
 
 
@@ -51,11 +47,9 @@ def test_twenty_thousand_gpu_prices_are_refused_at_load(capsys, tmp_path):
     plan = tmp_path / "plan.yaml"
     plan.write_text(text.replace("      H100_SXM: 3.00 ", prices + "      H100_SXM: 3.00 ", 1))
     for command in (["show", plan], ["generate", plan, "-o", tmp_path / "out.xlsx"]):
-        start = time.perf_counter()
         code, out, err = run(capsys, *command)
         assert (code, out) == (2, "")
         assert err == f"Error: {plan}: `markets[0].gpu_prices`: at most 50 entries, got 20,001\n"
-        assert time.perf_counter() - start < 5
     assert not (tmp_path / "out.xlsx").exists()
 
 
@@ -95,10 +89,8 @@ def test_hyperlink_over_the_whole_grid_is_refused(capsys, book, tmp_path):
 def test_huge_declared_dimension_is_ignored_in_bounded_time(capsys, book, tmp_path):
     """`<dimension ref="A1:XFD1048576"/>` is a claim, not cells: check reads the cells and is done."""
     path = hostile.with_sheet_xml(tmp_path / "dim.xlsx", book.read_bytes(), "Inputs", hostile.huge_dimension)
-    start = time.perf_counter()
     code, out, err = run(capsys, "check", path, "--format", "json")
     assert (code, err) == (0, "") and json.loads(out)["findings"] == []
-    assert time.perf_counter() - start < 10
 
 
 def _with_formula(book: Path, path: Path, formula: str) -> Path:
@@ -115,10 +107,11 @@ def test_whole_column_sum_stays_on_the_fast_path(capsys, book, tmp_path, monkeyp
 
     monkeypatch.setattr(evaluate, "evaluate_with_model", no_fallback)
     path = _with_formula(book, tmp_path / "sum.xlsx", "=SUM(Inputs!C:C)+COUNT(Inputs!$C:$E)")
-    start = time.perf_counter()
     code, out, err = run(capsys, "check", path, "--format", "json")
-    assert (code, err) == (0, "") and json.loads(out)["findings"] == []
-    assert time.perf_counter() - start < 10
+    # evaluated, not refused; the helper cell itself is not the layout's: one structure finding, no other
+    findings = json.loads(out)["findings"]
+    assert (code, err) == (1, "") and [(f["kind"], f["sheet"], f["cell"]) for f in findings] == [
+        ("structure", "Summary", "H2")]
 
 
 def test_whole_column_the_fast_path_cannot_cut_is_refused_before_excelmodel(capsys, book, tmp_path):

@@ -57,7 +57,8 @@ def test_a_signal_during_save_leaves_the_old_workbook_and_no_temporary_file(big_
     before = _digest(out)
     done = _stop_while_saving(big_plan, out, signum)
     assert done.returncode == 128 + signum, (name, done.stderr)
-    assert done.stderr.strip().splitlines() == [message]
+    errors = [line for line in done.stderr.strip().splitlines() if not line.startswith("Warning: ")]
+    assert errors == [message]  # (the big plan warns that LibreOffice cannot open its workbook)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["book.xlsx"]  # no `.book.xlsx.*.tmp`
     assert _digest(out) == before
 

@@ -24,6 +24,7 @@ from typing import Any
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.utils.cell import column_index_from_string, coordinate_from_string, get_column_letter
 
+from ..xlsx.xstring import unescape
 from .findings import WARNING, Finding
 from .readback import OpenedWorkbook, single_cell
 
@@ -210,7 +211,9 @@ class _Labels:
         if sheet not in self._now:
             cells = getattr(self.book.wb[sheet], "_cells", {})  # a chartsheet has none
             self._now[sheet] = _by_row((r, c, cell.value) for (r, c), cell in cells.items() if cell.data_type != "f")
-            self._now_sets[sheet] = {r: {text for _, text in texts} for r, texts in self._now[sheet].items()}
+            # openpyxl leaves inline text `_xHHHH_`-escaped as stored (shared strings half decoded): either spelling
+            self._now_sets[sheet] = {r: {t for _, text in texts for t in (text, _fold(unescape(text)))}
+                                     for r, texts in self._now[sheet].items()}
         return self._now[sheet].get(row, [])
 
     def problem(self, spec, sheet: str, gen_row: int, gen_col: int, row: int, col: int) -> str | None:
