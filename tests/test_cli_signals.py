@@ -23,7 +23,7 @@ LINE = "no file was left half-written (outputs are replaced only once complete)"
 def big_plan(tmp_path_factory) -> Path:
     """A plan whose workbook takes seconds to save: time to catch the write in the act."""
     path = tmp_path_factory.mktemp("plans") / "big.yaml"
-    path.write_text(yaml.safe_dump(portfolio_plan(300, 6, roles=20), sort_keys=False))
+    path.write_text(yaml.safe_dump(portfolio_plan(60, 4, roles=8), sort_keys=False))
     return path
 
 

@@ -266,7 +266,7 @@ def test_rows_and_columns_inserted_and_sheets_moved_in_libreoffice_are_ok(capsys
 # ---------------------------------------------------------------- the fuzzer
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
-EXAMPLES = int(os.environ.get("BUDGETBOOK_TAMPER_EXAMPLES") or (100 if PROFILE == "ci" else 8))
+EXAMPLES = int(os.environ.get("BUDGETBOOK_TAMPER_EXAMPLES") or (60 if PROFILE == "ci" else 8))
 TAMPER = settings(max_examples=EXAMPLES, deadline=None, derandomize=False,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                          HealthCheck.function_scoped_fixture])
