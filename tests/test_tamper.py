@@ -520,3 +520,14 @@ def test_report_tamper_fuzz_timing():
         print(f"\ntamper fuzz: {len(TIMES)} checks, mean {sum(TIMES) / len(TIMES):.3f} s, "
               f"max {max(TIMES):.2f} s, total {sum(TIMES):.1f} s; {len(OKS)} said ok (oracle agreed)")
         assert not math.isnan(sum(TIMES))
+
+
+def test_a_deleted_constant_name_is_missing(pristine, tmp_path):
+    """Found by the tamper fuzzer: `del name cf_begins_m1` (a Cash flow month start) passed as ok."""
+    wb = openpyxl.load_workbook(pristine)
+    del wb.defined_names["cf_begins_m1"]
+    path = tmp_path / "deleted.xlsx"
+    wb.save(path)
+    report = check_workbook(path)
+    assert not report.ok
+    assert [(f.kind, f.name) for f in report.findings if f.kind == "missing"] == [("missing", "cf_begins_m1")]

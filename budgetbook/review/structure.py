@@ -272,8 +272,12 @@ def _constants(book: OpenedWorkbook) -> list[Finding]:
     """
     findings = []
     for spec in book.layout:
-        where = book.locate(spec.name) if spec.kind == "constant" else None
-        if where is None:
+        if spec.kind != "constant":
+            continue
+        where = book.locate(spec.name)
+        if where is None:  # deleted: the formulas that read it now read #REF!, or nothing when none does
+            findings.append(Finding("missing", f"constant `{spec.name}` is gone: its defined name or sheet "
+                                    f"({spec.sheet}) was deleted", spec.sheet, None, spec.name))
             continue
         written = book.blueprint.where[spec.name]
         want = written[0].cells[(written[1], written[2])].value
