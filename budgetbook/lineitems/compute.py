@@ -146,12 +146,7 @@ def _hours_per_run_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name:
 
 
 def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
-    cf.section(TITLE)
-    for m in plan.markets:
-        rows = [cf.spread(f"{w.label or w.id}: compute", f"cmp_{w.id}_compute_{m.id}", cf.flags[f"run_{w.id}"],
-                          f"cf_cmp_{w.id}_{m.id}", m, LINE.id) for w in plan.workloads]
-        cf.line(LINE.id, LINE.label, m, rows)
-    cf.gap()
+    cf.per_run(TITLE, plan, LINE, "compute", "cmp_{w}_compute_{m}", "cf_cmp")
 
 
 ITEM = LineItem(

@@ -40,12 +40,7 @@ def monthly(view: MarketView) -> dict[str, list[float]]:
 
 
 def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
-    cf.section(TITLE)
-    for m in plan.markets:
-        rows = [cf.spread(f"{w.label or w.id}: failed runs", f"fail_{w.id}_cost_{m.id}", cf.flags[f"run_{w.id}"],
-                          f"cf_fail_{w.id}_{m.id}", m, LINE.id) for w in plan.workloads]
-        cf.line(LINE.id, LINE.label, m, rows)
-    cf.gap()
+    cf.per_run(TITLE, plan, LINE, "failed runs", "fail_{w}_cost_{m}", "cf_fail")
 
 
 def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:

@@ -140,6 +140,15 @@ class CashFlow:
         # sheet (a SUM per row is a cell the evaluator computes on its own)
         return self.row(label, "={cost}*{flag}", name, market, {"cost": cost, "flag": flag}, item=item, total=False)
 
+    def per_run(self, title: str, plan, line, what: str, cost: str, prefix: str) -> None:
+        """A section spreading each workload's `{cost}_{workload}_{market}` over its run, then the line per market."""
+        self.section(title)
+        for m in plan.markets:
+            rows = [self.spread(f"{w.label or w.id}: {what}", cost.format(w=w.id, m=m.id), self.flags[f"run_{w.id}"],
+                                f"{prefix}_{w.id}_{m.id}", m, line.id) for w in plan.workloads]
+            self.line(line.id, line.label, m, rows)
+        self.gap()
+
     def line(self, line_id: str, label: str, market: Market, parts: list[int]) -> int:
         """A line item's row of one market: the sum of its rows just above (`parts`, contiguous)."""
         title, name = f"{label}: {market.label or market.id}", f"cf_{line_id}_{market.id}"
