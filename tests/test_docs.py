@@ -62,7 +62,7 @@ def test_quick_start_has_exactly_two_commands():
     assert [kind for kind, _ in blocks] == ["run", "test"]
     assert all(len(body.strip().splitlines()) == 1 for _, body in blocks)
     assert blocks[0][1].strip() == "pip install . && budgetbook generate"
-    assert blocks[1][1].strip().endswith("pytest -q")
+    assert blocks[1][1].strip().endswith("pytest -q -n auto")
 
 
 def test_ci_runs_exactly_the_readme_test_command_then_the_linters():
@@ -115,7 +115,7 @@ def test_quick_start_test_command_runs_as_written(tmp_path, with_sudo):
     lines = calls.read_text().splitlines()
     sudo = "sudo " if with_sudo else ""
     expected = ["apt-get update", "apt-get install -y libreoffice-calc poppler-utils python3-uno",
-                "pip install -e .[test]", "pytest -q"]
+                "pip install -e .[test]", "pytest -q -n auto"]
     if with_sudo:
         expected = [f"{sudo}{expected[0]}", expected[0], f"{sudo}{expected[1]}", expected[1], *expected[2:]]
     assert lines == expected
