@@ -25,9 +25,12 @@ from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL
 if TYPE_CHECKING:
     from .reference import Breakdown, MonthlyBreakdown
     from .review.check import CheckReport
+    from .review.diff import BudgetDiff
 
 __all__ = [
+    "budget_text",
     "check_workbook",
+    "diff_budgets",
     "extract_plan",
     "generate_workbook",
     "init_plan",
@@ -134,3 +137,23 @@ def _plan_files(spec: str | Path | None) -> list[Path]:
 
     found = plan_file(spec)
     return [found] if found is not None and found.exists() else []
+
+
+# ---------------------------------------------------------------- diff and textconv (issue 15)
+
+def diff_budgets(old: str, new: str, *, fail_above: str | None = None) -> BudgetDiff:
+    """What changed from budget `old` to `new`: each a plan file, template name, workbook or `git:REV:path`.
+
+    `fail_above` ("5000" in the currency, or "5%") sets the line `BudgetDiff.over` reports markets above.
+    """
+    from .review.diff import diff_budgets as diff
+
+    return diff(old, new, fail_above)
+
+
+def budget_text(spec: str) -> str:
+    """One budget (plan file, template, workbook or `git:REV:path`) as stable text, for git's textconv."""
+    from .printing_diff import budget_text as text
+    from .review.diff import load_side
+
+    return text(load_side(spec))
