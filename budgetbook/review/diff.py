@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import subprocess
 import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -32,6 +31,7 @@ from ..plan.numbers import Num
 from ..reference import Breakdown, compute_breakdown
 from .compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, close_enough
 from .findings import Finding
+from .shape import entities
 
 GIT_PREFIX = "git:"
 GIT_TIMEOUT = 60.0
@@ -358,16 +358,6 @@ def _inputs(old: Side, new: Side) -> list[InputChange]:
     return changes
 
 
-def _entities(plan: Plan) -> Iterator[tuple[str, str]]:
-    """(kind, id) of every list entry with an id: markets, workloads, further items."""
-    for field_name in type(plan).model_fields:
-        value = getattr(plan, field_name)
-        entries = value if isinstance(value, list) else []
-        for entry in entries:
-            if isinstance(getattr(entry, "id", None), str):
-                yield field_name.removesuffix("s"), entry.id
-
-
 def _settings(model: Any, plan: Plan, path: tuple, out: dict[str, Any]) -> None:
     """Every non-numeric key (a GPU, a kind, a label, a hybrid's assignment), by id-keyed path."""
     if isinstance(model, BaseModel):
@@ -385,7 +375,7 @@ def _settings(model: Any, plan: Plan, path: tuple, out: dict[str, Any]) -> None:
 
 def _structure(old: Side, new: Side) -> list[StructureChange]:
     changes = []
-    before, after = list(_entities(old.plan)), list(_entities(new.plan))
+    before, after = list(entities(old.plan)), list(entities(new.plan))
     changes += [StructureChange(kind, ident, "added") for kind, ident in after if (kind, ident) not in before]
     changes += [StructureChange(kind, ident, "removed") for kind, ident in before if (kind, ident) not in after]
     items_before = list(dict.fromkeys(f.item for f in old.breakdown.figures))
