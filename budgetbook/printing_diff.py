@@ -150,7 +150,9 @@ def _section(title: str, summary: str, lines: list[str], count: int) -> list[str
     """A titled block; collapsed in <details> when it lists more than COLLAPSE_AT rows."""
     if count <= COLLAPSE_AT:
         return [f"#### {title}", "", *lines, ""]
-    return [f"<details><summary><b>{title}</b>: {summary}</summary>", "", *lines, "", "</details>", ""]
+    # markdown="1": Python-Markdown (md_in_html) reads the block as Markdown too; GitHub drops the attribute
+    opening = f'<details markdown="1"><summary><b>{title}</b>: {summary}</summary>'
+    return [opening, "", *lines, "", "</details>", ""]
 
 
 def render_markdown(result: BudgetDiff, out: TextIO) -> None:
