@@ -18,13 +18,18 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+import yaml
 from cli_run import run, sha
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from libreoffice import cell_values, needs_uno, uno_session
 from markdown_it import MarkdownIt
+from strategies import plan_data
 
 import budgetbook
 from budgetbook.api import generate_workbook, show_plan
 from budgetbook.plan.loader import template_text
+from budgetbook.reference import compute_breakdown
 
 FT = "finetune-13b-lora"
 HYPER, DECENT = "hyperscaler_on_demand", "decentralized_market"
@@ -373,3 +378,45 @@ def test_markdown_renders_as_a_pull_request_comment(capsys, work):
     assert first_table.count("<tr>") == 1 + 5  # header, then each market of both plans
     for row in first_table.split("<tr>")[2:]:
         assert row.count("<td") == 5  # no cell split by a `|` from a label
+
+
+# --- random plans ------------------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::budgetbook.plan.loader.PlanWarning")  # random peaks look sparse
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=plan_data(), picks=st.data())
+def test_random_plans_list_exactly_the_inputs_changed(data, picks, tmp_path_factory):
+    """Change a few inputs of a random plan: the diff lists those, no other; its totals are each side's."""
+    from budgetbook.errors import PlanError
+    from budgetbook.plan.inputs import TIMING, input_cells, with_values
+    from budgetbook.plan.loader import plan_from_data
+    from budgetbook.plan.numbers import Num
+    from budgetbook.review.diff import diff_budgets, id_key
+
+    old_plan = plan_from_data(data)
+    cells = [c for c in input_cells(old_plan) if c.section != TIMING]
+    chosen = picks.draw(st.lists(st.sampled_from(cells), unique_by=lambda c: c.name, min_size=1, max_size=3))
+    values = {}
+    for cell in chosen:
+        low = cell.bounds.minimum + (1e-3 if cell.bounds.min_exclusive else 0.0)
+        values[cell.path] = Num.of(picks.draw(st.floats(low, min(cell.bounds.maximum, max(low, 1.0) * 1e4))))
+    new_data = with_values(data, values)
+    try:
+        new_plan = plan_from_data(new_data)
+    except PlanError:
+        assume(False)
+    folder = tmp_path_factory.mktemp("random")
+    old, new = folder / "old.yaml", folder / "new.yaml"
+    old.write_text(yaml.safe_dump(data, sort_keys=False))
+    new.write_text(yaml.safe_dump(new_data, sort_keys=False))
+    result = diff_budgets(str(old), str(new)).as_json()
+    changed = {id_key(old_plan, c.path) for c in chosen
+               if (c.num.base, c.num.ranged) != (values[c.path].base, False)}
+    assert {c["key"] for c in result["inputs"]} == changed
+    assert all(c["change"] == "changed" for c in result["inputs"])
+    before, after = compute_breakdown(old_plan), compute_breakdown(new_plan)
+    for market, total in result["total"].items():
+        assert total["old"] == before.value(f"total_{market}") and total["new"] == after.value(f"total_{market}")
+    assert_figures_are_shows(result, {f.name: f.value for f in before.figures},
+                             {f.name: f.value for f in after.figures})
