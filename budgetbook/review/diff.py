@@ -19,6 +19,7 @@ import math
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
@@ -54,6 +55,13 @@ class Side:
     def as_json(self) -> dict:
         return {"spec": self.spec, "kind": self.kind, "plan": self.plan.name, "currency": self.plan.currency}
 
+    @cached_property
+    def inputs(self) -> dict[str, tuple[InputCell, str]]:
+        """Every numeric input by id-keyed path, with its source note (the plan's comment on it)."""
+        notes = source_notes(self.text)
+        return {id_key(self.plan, cell.path): (cell, notes.get(cell.path, "") or cell.note)
+                for cell in input_cells(self.plan)}
+
 
 def load_side(spec: str) -> Side:
     """The budget `spec` names; a `BudgetbookError` (one line, exit 2) when it cannot be read."""
@@ -86,7 +94,8 @@ def is_workbook(path: Path) -> bool:
 
 def _from_workbook(path: Path, spec: str) -> Side:
     """A workbook's current inputs, read as `extract` reads them (refusing what it refuses), and its edits."""
-    from ..plan.loader import plan_from_text
+    from ..plan.loader import plan_from_data
+    from ..plan.yamlsafe import parse_yaml_text
     from . import audit, structure
     from .extract import current_ranges, rewrite_plan
     from .findings import INPUT_PROBLEMS
@@ -100,7 +109,8 @@ def _from_workbook(path: Path, spec: str) -> Side:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise WorkbookError(f"{problems[0].where}: {problems[0].message}{more}", source=str(path))
     text = rewrite_plan(book.plan_text, current_ranges(book, cells, values), book)
-    plan = plan_from_text(text, f"{path} (current inputs)")
+    # shaped like the embedded plan (same ids): laid out once already, not again
+    plan = plan_from_data(parse_yaml_text(text), f"{path} (current inputs)", shaped_like=book.plan)
     findings = audit.formula_edits(book) + structure.audit_structure(book)
     return Side(spec, "workbook", plan, text, compute_breakdown(plan), findings)
 
@@ -171,27 +181,44 @@ def id_key(plan: Plan, path: tuple) -> str:
 
 
 def source_notes(text: str) -> dict[tuple, str]:
-    """The end-of-line comment of each key in the plan's text (`# seed 000: "48,000 hrs x $3.00"`)."""
-    from ruamel.yaml import YAML
+    """The end-of-line comment after each value in the plan's text (`# seed 000: "48,000 hrs x $3.00"`).
 
+    Read from the YAML nodes' end marks (libyaml where installed: ruamel's round-trip parse, which
+    keeps comments, takes seconds on a large plan): what follows a scalar or flow value on its line.
+    """
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        data = YAML().load(text)
-    except Exception:  # noqa: BLE001 - the text already loaded as a plan; comments are only a nicety
+        root = yaml.compose(text, Loader=loader)  # noqa: S506 - a safe loader; the text already loaded as a plan
+    except yaml.YAMLError:
         return {}
+    lines = text.splitlines()
     notes: dict[tuple, str] = {}
 
-    def visit(node: Any, path: tuple) -> None:
-        items = getattr(getattr(node, "ca", None), "items", {}) or {}
-        keys = node.keys() if isinstance(node, dict) else range(len(node)) if isinstance(node, list) else ()
-        for key in keys:
-            token = (items.get(key) or [None, None, None])[2] if len(items.get(key) or []) > 2 else None
-            comment = getattr(token, "value", "") or ""
-            first = comment.strip().splitlines()[0].lstrip("#").strip() if comment.strip() else ""
-            if first:
-                notes[path + (key,)] = first
-            visit(node[key], path + (key,))
+    def note_after(node: yaml.Node) -> str:
+        mark = node.end_mark
+        if mark.line >= len(lines):
+            return ""
+        rest = lines[mark.line][mark.column:].strip()
+        return rest.lstrip("#").strip() if rest.startswith("#") else ""
 
-    visit(data, ())
+    todo: list[tuple[yaml.Node, tuple]] = [(root, ())] if root is not None else []
+    while todo:
+        node, path = todo.pop()
+        children: list[tuple[Any, yaml.Node]] = []
+        if isinstance(node, yaml.MappingNode):
+            children = [(key.value, value) for key, value in node.value if isinstance(key, yaml.ScalarNode)]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(enumerate(node.value))
+        for key, value in children:
+            one_line = isinstance(value, yaml.ScalarNode) and value.start_mark.line == value.end_mark.line
+            if one_line or getattr(value, "flow_style", False):  # a block scalar ends on the next line
+                note = note_after(value)
+                if note:
+                    notes[path + (key,)] = note
+            if not isinstance(value, yaml.ScalarNode):
+                todo.append((value, path + (key,)))
     return notes
 
 
@@ -332,11 +359,7 @@ def diff_budgets(old_spec: str, new_spec: str, fail_above: str | None = None) ->
 
 
 def keyed_inputs(side: Side) -> dict[str, tuple[InputCell, str]]:
-    notes = source_notes(side.text)
-    out = {}
-    for cell in input_cells(side.plan):
-        out[id_key(side.plan, cell.path)] = (cell, notes.get(cell.path, "") or cell.note)
-    return out
+    return side.inputs
 
 
 def _same(a: Num, b: Num) -> bool:
