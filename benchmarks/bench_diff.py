@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> None:
             plans = best(lambda: diff_budgets(str(old), str(new)), args.repeat)
             books = best(lambda: diff_budgets(str(old), str(book)), args.repeat)
             result = diff_budgets(str(old), str(book))
-            print(f"{size:>8} {len(result.old.breakdown.figures):>7} {shown:>7.2f}s {opened:>9.2f}s {plans:>9.2f}s {books:>9.2f}s "
+            figures = len(result.old.breakdown.figures)
+            print(f"{size:>8} {figures:>7} {shown:>7.2f}s {opened:>9.2f}s {plans:>9.2f}s {books:>9.2f}s "
                   f"{len(result.inputs):>15}")
 
 
