@@ -151,9 +151,22 @@ def diff_budgets(old: str, new: str, *, fail_above: str | None = None) -> Budget
     return diff(old, new, fail_above)
 
 
-def budget_text(spec: str) -> str:
-    """One budget (plan file, template, workbook or `git:REV:path`) as stable text, for git's textconv."""
+def budget_text(spec: str) -> tuple[str, str | None]:
+    """One budget (plan file, template, workbook or `git:REV:path`) as stable text, for git's textconv.
+
+    Returns (text, problem). git gives textconv a file it must not fail on (a plan committed half
+    edited would stop `git diff` as a whole), so an existing file that is not a readable budget is
+    still text: the problem on the first line, then the file's own text (or, if it is not text,
+    its size and SHA-256), and `problem` says why. Anything else that cannot be read raises.
+    """
+    from .errors import BudgetbookError
     from .printing_diff import budget_text as text
+    from .printing_diff import unreadable_text
     from .review.diff import load_side
 
-    return text(load_side(spec))
+    try:
+        return text(load_side(spec)), None
+    except BudgetbookError as exc:
+        if spec.startswith("git:") or not Path(spec).is_file():
+            raise
+        return unreadable_text(Path(spec), exc.reason), str(exc)

@@ -231,7 +231,10 @@ def textconv(
     """Print one budget as stable text: git's diff driver (`git config diff.budgetbook.textconv`)."""
     from .api import budget_text
 
-    typer.echo(budget_text(file), nl=False)
+    text, problem = budget_text(file)
+    if problem is not None:  # still text, exit 0: a failing textconv would stop `git diff` altogether
+        typer.echo(f"Warning: {problem}", err=True)
+    typer.echo(text, nl=False)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 from typing import TextIO
 
 from .plaintext import visible
@@ -209,3 +210,23 @@ def budget_text(side: Side) -> str:
         lines += ["", "workbook audit:"]
         lines += [f"  {f.kind} {visible(f.where)}: {visible(f.message)}" for f in side.findings]
     return "\n".join(lines) + "\n"
+
+
+def unreadable_text(path: Path, reason: str) -> str:
+    """A file `textconv` cannot read as a budget: why, then its text, or its size and digest when not text."""
+    import hashlib
+
+    from .plan.yamlsafe import MAX_PLAN_BYTES
+
+    head = f"budgetbook: not readable as a budget: {visible(reason)}\n"
+    if path.stat().st_size <= MAX_PLAN_BYTES:
+        data = path.read_bytes()
+        try:
+            return head + data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return head + f"{path.stat().st_size:,} bytes, SHA-256 {digest.hexdigest()}\n"

@@ -327,6 +327,42 @@ def test_textconv_of_a_plan_and_its_workbook_is_the_same_text(capsys, book):
     assert f"  {HYPER}  Total development cost: {show_plan(FT).value(f'total_{HYPER}'):,.2f}" in from_plan
 
 
+def test_textconv_of_what_is_not_a_budget_is_still_text(capsys, work):
+    """git stops a whole `git diff` when textconv fails: a broken plan is shown as text, with why."""
+    broken = work / "broken.yaml"
+    broken.write_text("name: [half edited\n")
+    code, out, err = run(capsys, "textconv", broken)
+    assert code == 0 and out.splitlines()[0].startswith("budgetbook: not readable as a budget: ")
+    assert out.splitlines()[1:] == ["name: [half edited"]
+    assert err.startswith("Warning: ") and "broken.yaml" in err and err.count("\n") == 1
+    binary = work / "broken.xlsx"
+    binary.write_bytes(b"PK\x03\x04" + bytes(range(256)))
+    code, out, err = run(capsys, "textconv", binary)
+    assert code == 0 and out.count("\n") == 2 and "260 bytes, SHA-256 " in out
+    code, out, err = run(capsys, "textconv", work / "no-such.yaml")
+    assert (code, out) == (2, "") and err.startswith("Error: ")
+
+
+def test_check_plan_of_another_shape_is_a_structure_finding(capsys, book, work):
+    """`check --plan`: a plan with a role more, or a market less, is not the workbook's (issue 15, item 4)."""
+    text = template_text(FT)
+    more_roles = work / "more-roles.yaml"
+    role = "    - role: Data engineer\n      count: 1\n      months: 1\n      monthly_cost: 30000\n"
+    assert text.count("  engineering_day_cost:") == 1
+    more_roles.write_text(text.replace("  engineering_day_cost:", role + "  engineering_day_cost:"))
+    one_market = work / "one-market.yaml"
+    start, end = text.index("  - id: decentralized_market"), text.index("workloads:")
+    one_market.write_text(text[:start] + "\n" + text[end:])
+    for plan, says in ((more_roles, "only the plan"), (one_market, "market `decentralized_market`")):
+        code, out, err = run(capsys, "check", book, "--plan", plan, "--format", "json")
+        assert code == 1, err
+        structure = [f for f in json.loads(out)["findings"] if f["kind"] == "structure"]
+        assert structure and all(f["severity"] == "error" for f in structure)
+        assert any(says in f["message"] and plan.name in f["message"] for f in structure), structure
+    code, out, err = run(capsys, "check", book, "--plan", FT, "--format", "json")  # its own plan: OK
+    assert (code, json.loads(out)["findings"]) == (0, [])
+
+
 # --- --fail-above, formats, bad input ------------------------------------------------
 
 
