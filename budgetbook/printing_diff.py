@@ -73,7 +73,7 @@ def render_table(result: BudgetDiff, out: TextIO) -> None:
     from rich.text import Text
 
     console = Console(file=out, width=max(100, Console().width), highlight=False)
-    cur = result.currency
+    cur, was = result.currency, result.old.plan.currency
     console.print(Text(f"{side_text(result.old)} -> {side_text(result.new)}", style="bold"))
     if not result.changed:
         console.print("no change: same inputs, structure and figures")
@@ -82,7 +82,7 @@ def render_table(result: BudgetDiff, out: TextIO) -> None:
         totals.add_column(column, justify="left" if column == "Market" else "right")
     for t in result.totals:
         over = t in result.over
-        totals.add_row(Text(visible(t.market)), _money_or_dash(t.old, cur), _money_or_dash(t.new, cur),
+        totals.add_row(Text(visible(t.market)), _money_or_dash(t.old, was), _money_or_dash(t.new, cur),
                        Text(signed_money(t.delta, cur), style="bold red" if over else ""), pct_text(t))
     console.print(totals)
     if result.figures:
@@ -91,7 +91,7 @@ def render_table(result: BudgetDiff, out: TextIO) -> None:
             table.add_column(column, justify="left" if column in ("Market", "Line item") else "right")
         for f in result.figures:
             table.add_row(Text(visible(f.market)), Text(visible(f.label), style="bold" if f.item == "total" else ""),
-                          _money_or_dash(f.old, cur), _money_or_dash(f.new, cur), signed_money(f.delta, cur),
+                          _money_or_dash(f.old, was), _money_or_dash(f.new, cur), signed_money(f.delta, cur),
                           pct_text(f))
         console.print(table)
     if result.inputs:
@@ -157,21 +157,21 @@ def _section(title: str, summary: str, lines: list[str], count: int) -> list[str
 
 
 def render_markdown(result: BudgetDiff, out: TextIO) -> None:
-    cur = result.currency
+    cur, was = result.currency, result.old.plan.currency
     lines = [f"### Budget diff: {md(side_text(result.old))} → {md(side_text(result.new))}", ""]
     if not result.changed:
         lines += ["No change: same inputs, structure and figures.", ""]
     rows = []
     for t in result.totals:
         delta = signed_money(t.delta, cur)
-        rows.append([code(t.market), _money_or_dash(t.old, cur), _money_or_dash(t.new, cur),
+        rows.append([code(t.market), _money_or_dash(t.old, was), _money_or_dash(t.new, cur),
                      f"**{delta}**" if abs(t.delta) >= 0.005 else delta, pct_text(t)])
     lines += _table(["Total development cost", "Old", "New", "Delta", "%"], ["l", "r", "r", "r", "r"], rows) + [""]
     for line in over_lines(result):
         lines += [f"> **{md(line)}**", ""]
     if result.figures:
         rows = [[code(f.market), f"**{md(f.label)}**" if f.item == "total" else md(f.label),
-                 _money_or_dash(f.old, cur), _money_or_dash(f.new, cur), signed_money(f.delta, cur), pct_text(f)]
+                 _money_or_dash(f.old, was), _money_or_dash(f.new, cur), signed_money(f.delta, cur), pct_text(f)]
                 for f in result.figures]
         lines += _section("Figures changed", f"{len(rows)} figures", _table(
             ["Market", "Line item", "Old", "New", "Delta", "%"], ["l", "l", "r", "r", "r", "r"], rows), len(rows))

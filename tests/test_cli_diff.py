@@ -208,6 +208,16 @@ def test_a_changed_gpu_is_a_setting(capsys, work):
         {f"markets[{HYPER}].gpu_prices.H200", f"markets[{DECENT}].gpu_prices.H200"}
 
 
+def test_another_currency_is_a_setting_and_a_warning(capsys, work):
+    path = work / "eur.yaml"
+    path.write_text(template_text(FT).replace("currency: USD", "currency: EUR"))
+    code, out, err = run(capsys, "diff", FT, path, "--format", "json")
+    assert code == 0 and err.startswith("Warning: ") and "USD" in err and "EUR" in err and err.count("\n") == 1
+    data = json.loads(out)
+    assert [(s["key"], s["old"], s["new"]) for s in data["structure"]] == [("currency", "USD", "EUR")]
+    assert data["inputs"] == [] and data["figures"] == []
+
+
 # --- workbooks --------------------------------------------------------------------
 
 
@@ -390,6 +400,23 @@ def test_bad_input_is_one_line_exit_2(capsys, work):
         code, out, err = run(capsys, "diff", *args)
         assert (code, out) == (2, ""), (args, err)
         assert err.startswith("Error: ") and err.count("\n") == 1 and says in err, err
+
+
+def test_hostile_workbooks_are_refused_as_check_refuses_them(capsys, work):
+    """A workbook side is opened by the same safe reader as `check`: a zip bomb or XXE is one line, exit 2."""
+    import hostile
+
+    for path in (hostile.zip_bomb(work / "bomb.xlsx"), hostile.xxe_xlsx(work / "xxe.xlsx"),
+                 hostile.ole_container(work / "ole.xlsx")):
+        before = sha(path)
+        for args in (("diff", FT, path), ("diff", path, FT), ("textconv", path)):
+            code, out, err = run(capsys, *args)
+            if args[0] == "textconv":  # still text for git: why, then the file's digest
+                assert code == 0 and out.startswith("budgetbook: not readable as a budget: ") and "SHA-256" in out
+            else:
+                assert (code, out) == (2, ""), (args, err)
+            assert err.count("\n") == 1 and f"{path}: " in err, err
+        assert sha(path) == before
 
 
 def test_markdown_renders_as_a_pull_request_comment(capsys, work):

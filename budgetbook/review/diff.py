@@ -354,6 +354,11 @@ def diff_budgets(old_spec: str, new_spec: str, fail_above: str | None = None) ->
     """What changed from `old_spec` to `new_spec`: inputs, structure, figures and the workbooks' audits."""
     limit = Limit.parse(fail_above) if fail_above is not None else None  # before any work: a usage error
     old, new = load_side(old_spec), load_side(new_spec)
+    if old.plan.currency != new.plan.currency:
+        import warnings
+
+        warnings.warn(f"{old_spec} is in {old.plan.currency}, {new_spec} in {new.plan.currency}: the deltas "
+                      "subtract one from the other as they are, unconverted", stacklevel=2)
     figures, totals = _figures(old.breakdown, new.breakdown)
     return BudgetDiff(old, new, _inputs(old, new), _structure(old, new), figures, totals, _audit(old, new), limit)
 
