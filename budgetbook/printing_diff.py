@@ -198,13 +198,11 @@ def budget_text(side: Side) -> str:
     The same budget gives the same text whatever its form (plan file, or workbook as `extract` reads it),
     so `git diff` of a committed workbook shows only what changed in the budget.
     """
-    from .review.diff import keyed_inputs
-
     cur = side.plan.currency
     lines = [f"budget {visible(side.plan.name)} ({cur})", "", "figures:"]
     lines += [f"  {visible(f.market)}  {visible(f.label)}: {f.value:,.2f}" for f in side.breakdown.figures]
     lines += ["", "inputs:"]
-    for key, (cell, note) in keyed_inputs(side).items():
+    for key, (cell, note) in side.inputs.items():
         lines.append(f"  {visible(key)} = {num_text(cell.num)}" + (f"  # {visible(note)}" if note else ""))
     if side.findings:
         lines += ["", "workbook audit:"]

@@ -363,17 +363,13 @@ def diff_budgets(old_spec: str, new_spec: str, fail_above: str | None = None) ->
     return BudgetDiff(old, new, _inputs(old, new), _structure(old, new), figures, totals, _audit(old, new), limit)
 
 
-def keyed_inputs(side: Side) -> dict[str, tuple[InputCell, str]]:
-    return side.inputs
-
-
 def _same(a: Num, b: Num) -> bool:
     close = lambda x, y: math.isclose(x, y, rel_tol=1e-12, abs_tol=0.0)  # noqa: E731
     return a.ranged == b.ranged and close(a.base, b.base) and close(a.low, b.low) and close(a.high, b.high)
 
 
 def _inputs(old: Side, new: Side) -> list[InputChange]:
-    before, after = keyed_inputs(old), keyed_inputs(new)
+    before, after = old.inputs, new.inputs
     changes = []
     for key, (cell, note) in after.items():
         if key not in before:
@@ -404,21 +400,21 @@ def _settings(model: Any, plan: Plan, path: tuple, out: dict[str, Any]) -> None:
 def _structure(old: Side, new: Side) -> list[StructureChange]:
     changes = []
     before, after = list(entities(old.plan)), list(entities(new.plan))
-    changes += [StructureChange(kind, ident, "added") for kind, ident in after if (kind, ident) not in before]
-    changes += [StructureChange(kind, ident, "removed") for kind, ident in before if (kind, ident) not in after]
+    had, has = set(before), set(after)
+    changes += [StructureChange(kind, ident, "added") for kind, ident in after if (kind, ident) not in had]
+    changes += [StructureChange(kind, ident, "removed") for kind, ident in before if (kind, ident) not in has]
     items_before = list(dict.fromkeys(f.item for f in old.breakdown.figures))
     items_after = list(dict.fromkeys(f.item for f in new.breakdown.figures))
     changes += [StructureChange("line_item", item, "added") for item in items_after if item not in items_before]
     changes += [StructureChange("line_item", item, "removed") for item in items_before if item not in items_after]
-    numeric = set(keyed_inputs(old)) | set(keyed_inputs(new))
+    numeric = set(old.inputs) | set(new.inputs)
     settings_before: dict[str, Any] = {}
     settings_after: dict[str, Any] = {}
     _settings(old.plan, old.plan, (), settings_before)
     _settings(new.plan, new.plan, (), settings_after)
-    gone = {f"{kind}s[{ident}]" for kind, ident in before if (kind, ident) not in after}
-    came = {f"{kind}s[{ident}]" for kind, ident in after if (kind, ident) not in before}
+    gone = {f"{kind}s[{ident}]" for kind, ident in had ^ has}  # entries added or removed as a whole
     for key in dict.fromkeys([*settings_after, *settings_before]):
-        if key in numeric or key.split(".")[0] in gone | came:
+        if key in numeric or key.split(".")[0] in gone:
             continue  # an input (listed with the inputs), or a key of an entry added or removed as a whole
         was, now = settings_before.get(key), settings_after.get(key)
         if was != now:
