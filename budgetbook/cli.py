@@ -198,7 +198,7 @@ class DiffFormat(str, Enum):
     markdown = "markdown"
 
 
-BudgetArgument = "Plan file, template name, workbook (.xlsx) or git:REV:path."
+BudgetArgument = "a plan file, template name, workbook (.xlsx) or git:REV:path."
 
 
 @app.command()
@@ -226,7 +226,7 @@ def diff(
 
 @app.command()
 def textconv(
-    file: Annotated[str, typer.Argument(help=BudgetArgument)],
+    file: Annotated[str, typer.Argument(help="A plan file, template name, workbook (.xlsx) or git:REV:path.")],
 ):
     """Print one budget as stable text: git's diff driver (`git config diff.budgetbook.textconv`)."""
     from .api import budget_text

@@ -390,9 +390,16 @@ def test_fail_above_amount_and_percent(capsys, edited_plan):
     assert code == 1 and f"over --fail-above 1%: {HYPER} total rises" in out
 
 
-def test_bad_input_is_one_line_exit_2(capsys, work):
+def test_bad_input_is_one_line_exit_2(capsys, work, book):
     junk = work / "junk.xlsx"
     junk.write_bytes(b"PK\x03\x04 not a workbook")
+    wb = openpyxl.load_workbook(book)
+    sheet, ref = next(iter(wb.defined_names["wl_finetune_waste"].destinations))
+    wb[sheet][ref.replace("$", "")] = "a quarter"
+    typed = work / "text-input.xlsx"
+    wb.save(typed)
+    code, out, err = run(capsys, "diff", FT, typed)  # refused as `extract` refuses it
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "text-input.xlsx" in err and "'a quarter'" in err
     for args, says in (((FT, work / "missing.yaml"), "missing.yaml"), ((junk, FT), "junk.xlsx"),
                        ((FT, "no-such-template"), "no-such-template"),
                        ((FT, FT, "--fail-above", "lots"), "--fail-above"),
