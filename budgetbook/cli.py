@@ -198,13 +198,13 @@ class DiffFormat(str, Enum):
     markdown = "markdown"
 
 
-BudgetArgument = "a plan file, template name, workbook (.xlsx) or git:REV:path."
+BUDGET_HELP = "a plan file, template name, workbook (.xlsx) or git:REV:path."
 
 
 @app.command()
 def diff(
-    old: Annotated[str, typer.Argument(help=f"The budget before: {BudgetArgument}")],
-    new: Annotated[str, typer.Argument(help=f"The budget after: {BudgetArgument}")],
+    old: Annotated[str, typer.Argument(help=f"The budget before: {BUDGET_HELP}")],
+    new: Annotated[str, typer.Argument(help=f"The budget after: {BUDGET_HELP}")],
     format: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = DiffFormat.table,
     fail_above: Annotated[str | None, typer.Option(
         "--fail-above", help="Exit 1 when a market's total rises more than this: an amount (5000) or a "
