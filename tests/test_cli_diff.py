@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -268,6 +269,9 @@ def test_workbook_vs_workbook_edited_in_libreoffice(capsys, book, uno_book, work
 # --- git ----------------------------------------------------------------------------
 
 
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
 def git(repo: Path, *args: str) -> str:
     env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_AUTHOR_NAME="t",
                GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com",
@@ -293,6 +297,7 @@ def repo(work, edited_plan) -> Path:
     return repo
 
 
+@needs_git
 def test_git_revisions_of_a_plan_and_a_workbook(capsys, repo, monkeypatch):
     monkeypatch.chdir(repo)
     code, data = diff_json(capsys, "git:HEAD~1:plan.yaml", "git:HEAD:plan.yaml")
@@ -304,6 +309,7 @@ def test_git_revisions_of_a_plan_and_a_workbook(capsys, repo, monkeypatch):
     assert data["audit"] == []
 
 
+@needs_git
 def test_bad_git_revision_and_spec_are_one_line_exit_2(capsys, repo, monkeypatch):
     monkeypatch.chdir(repo)
     for spec, says in (("git:nosuchrev:plan.yaml", "git:nosuchrev:plan.yaml"),
@@ -313,6 +319,7 @@ def test_bad_git_revision_and_spec_are_one_line_exit_2(capsys, repo, monkeypatch
         assert err.startswith("Error: ") and err.count("\n") == 1 and says in err, err
 
 
+@needs_git
 def test_git_diff_uses_textconv_to_show_the_budget_change(repo):
     (repo / ".gitattributes").write_text("*.xlsx diff=budgetbook\n*.yaml diff=budgetbook\n")
     git(repo, "config", "diff.budgetbook.textconv", f"{sys.executable} -m budgetbook textconv")
