@@ -97,14 +97,14 @@ def render_table(result: BudgetDiff, out: TextIO) -> None:
     if result.inputs:
         table = Table(title="Inputs", title_justify="left")
         for column in ("Change", "Key", "Old", "New", "Source"):
-            table.add_column(column)
+            table.add_column(column, overflow="fold")  # a key path is one word: folded, not cut
         for c in result.inputs:
             table.add_row(c.change, Text(visible(c.key)), num_text(c.old), num_text(c.new), Text(visible(c.note)))
         console.print(table)
     if result.structure:
         table = Table(title="Structure", title_justify="left")
         for column in ("Change", "Kind", "Key", "Old", "New"):
-            table.add_column(column)
+            table.add_column(column, overflow="fold")
         for s in result.structure:
             table.add_row(s.change, s.kind, Text(visible(s.key)), Text(_setting(s.old)), Text(_setting(s.new)))
         console.print(table)
@@ -113,10 +113,18 @@ def render_table(result: BudgetDiff, out: TextIO) -> None:
         for column in ("Side", "Kind", "Where", "Message"):
             table.add_column(column)
         for a in result.audit:
-            table.add_row(a.side, a.finding.kind, Text(visible(a.finding.where)), Text(visible(a.finding.message)))
+            table.add_row(a.side, a.finding.kind, Text(visible(a.finding.where)), Text(audit_message(a.finding)))
         console.print(table)
     for line in over_lines(result):
         console.print(Text(line, style="bold red"))
+
+
+def audit_message(finding) -> str:
+    """A finding's message, with the value typed over a formula where it has one (the workbook shows it)."""
+    typed = finding.actual
+    if finding.kind == "hardcoded" and isinstance(typed, (int, float)) and not isinstance(typed, bool):
+        return visible(f"{finding.message}: {typed:,.15g}")
+    return visible(finding.message)
 
 
 def over_lines(result: BudgetDiff) -> list[str]:
@@ -184,7 +192,7 @@ def render_markdown(result: BudgetDiff, out: TextIO) -> None:
         lines += _section("Structure", f"{len(rows)} changes", _table(
             ["Change", "Kind", "Key", "Old", "New"], ["l"] * 5, rows), len(rows))
     if result.audit:
-        rows = [[a.side, a.finding.kind, md(a.finding.where), md(a.finding.message)] for a in result.audit]
+        rows = [[a.side, a.finding.kind, md(a.finding.where), md(audit_message(a.finding))] for a in result.audit]
         lines += _section("Workbook audit: findings on one side only", f"{len(rows)} findings", _table(
             ["Side", "Kind", "Where", "Message"], ["l"] * 4, rows), len(rows))
     out.write("\n".join(lines).rstrip("\n") + "\n")
