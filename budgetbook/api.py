@@ -162,7 +162,7 @@ def budget_text(spec: str) -> tuple[str, str | None]:
     from .errors import BudgetbookError
     from .printing_diff import budget_text as text
     from .printing_diff import unreadable_text
-    from .review.diff import load_side
+    from .review.sides import load_side
 
     try:
         return text(load_side(spec)), None

@@ -16,7 +16,8 @@ from typing import TextIO
 from .plaintext import visible
 from .plan.numbers import Num
 from .printing import money
-from .review.diff import BudgetDiff, FigureChange, Side
+from .review.diff import BudgetDiff, FigureChange
+from .review.sides import Side
 
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_.\[\]-]+")
 COLLAPSE_AT = 10  # Markdown lists longer than this go in a collapsed <details> block
