@@ -25,9 +25,12 @@ from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL
 if TYPE_CHECKING:
     from .reference import Breakdown, MonthlyBreakdown
     from .review.check import CheckReport
+    from .review.diff import BudgetDiff
 
 __all__ = [
+    "budget_text",
     "check_workbook",
+    "diff_budgets",
     "extract_plan",
     "generate_workbook",
     "init_plan",
@@ -134,3 +137,36 @@ def _plan_files(spec: str | Path | None) -> list[Path]:
 
     found = plan_file(spec)
     return [found] if found is not None and found.exists() else []
+
+
+# ---------------------------------------------------------------- diff and textconv (issue 15)
+
+def diff_budgets(old: str, new: str, *, fail_above: str | None = None) -> BudgetDiff:
+    """What changed from budget `old` to `new`: each a plan file, template name, workbook or `git:REV:path`.
+
+    `fail_above` ("5000" in the currency, or "5%") sets the line `BudgetDiff.over` reports markets above.
+    """
+    from .review.diff import diff_budgets as diff
+
+    return diff(old, new, fail_above)
+
+
+def budget_text(spec: str) -> tuple[str, str | None]:
+    """One budget (plan file, template, workbook or `git:REV:path`) as stable text, for git's textconv.
+
+    Returns (text, problem). git gives textconv a file it must not fail on (a plan committed half
+    edited would stop `git diff` as a whole), so an existing file that is not a readable budget is
+    still text: the problem on the first line, then the file's own text (or, if it is not text,
+    its size and SHA-256), and `problem` says why. Anything else that cannot be read raises.
+    """
+    from .errors import BudgetbookError
+    from .printing_diff import budget_text as text
+    from .printing_diff import unreadable_text
+    from .review.sides import load_side
+
+    try:
+        return text(load_side(spec)), None
+    except BudgetbookError as exc:
+        if spec.startswith("git:") or not Path(spec).is_file():
+            raise
+        return unreadable_text(Path(spec), exc.reason), str(exc)

@@ -192,6 +192,51 @@ def extract(
         typer.echo(f"Wrote {output}", err=True)
 
 
+class DiffFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+BUDGET_HELP = "a plan file, template name, workbook (.xlsx) or git:REV:path."
+
+
+@app.command()
+def diff(
+    old: Annotated[str, typer.Argument(help=f"The budget before: {BUDGET_HELP}")],
+    new: Annotated[str, typer.Argument(help=f"The budget after: {BUDGET_HELP}")],
+    format: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = DiffFormat.table,
+    fail_above: Annotated[str | None, typer.Option(
+        "--fail-above", help="Exit 1 when a market's total rises more than this: an amount (5000) or a "
+        "percentage (5%).")] = None,
+):
+    """Compare two budgets: inputs, markets and workloads, figures (exit 1 over --fail-above)."""
+    from .api import diff_budgets
+
+    result = diff_budgets(old, new, fail_above=fail_above)
+    if format is DiffFormat.json:
+        typer.echo(json.dumps(result.as_json(), indent=2, default=str))
+    else:
+        from .printing_diff import render_diff
+
+        render_diff(result, format.value)
+    if result.over:
+        raise typer.Exit(1)
+
+
+@app.command()
+def textconv(
+    file: Annotated[str, typer.Argument(help="A plan file, template name, workbook (.xlsx) or git:REV:path.")],
+):
+    """Print one budget as stable text: git's diff driver (`git config diff.budgetbook.textconv`)."""
+    from .api import budget_text
+
+    text, problem = budget_text(file)
+    if problem is not None:  # still text, exit 0: a failing textconv would stop `git diff` altogether
+        typer.echo(f"Warning: {problem}", err=True)
+    typer.echo(text, nl=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the app; a `BudgetbookError` is one line on stderr, anything else one line saying it is a bug."""
     with warnings.catch_warnings(), signals_as_exceptions():

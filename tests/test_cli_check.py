@@ -454,12 +454,16 @@ def test_plan_option_missing_file_is_one_line_exit_2(capsys, books, work):
     assert err.count("\n") == 1 and err.startswith("Error: ") and "no-such-plan.yaml" in err
 
 
-def test_plan_option_with_another_templates_plan_is_not_a_crash(capsys, books):
-    # the workbook's own (embedded) plan gives the shape; the other plan only the values it shares
+def test_plan_option_with_another_templates_plan_is_a_structure_finding(capsys, books):
+    # the workbook's own (embedded) plan gives the shape; a plan of another shape cannot be its baseline
+    # (issue 15): its markets and workloads are `structure` errors, the inputs both have still compared
     code, data = check_json(capsys, books[FT], "--plan", "deepseek-v3")
-    assert code == 0
-    changed = {f["name"]: (f["expected"], f["actual"]) for f in data["findings"]}
-    assert {k for k in data["findings"][0]} >= {"kind", "severity", "expected", "actual"}
-    assert {f["kind"] for f in data["findings"]} == {"input_changed"}
+    assert code == 1 and not data["ok"]
+    changed = {f["name"]: (f["expected"], f["actual"]) for f in data["findings"] if f["kind"] == "input_changed"}
+    assert {k for k in data["findings"][0]} >= {"kind", "severity", "message"}
+    assert {f["kind"] for f in data["findings"]} == {"structure", "input_changed"}
+    structure = [f["message"] for f in data["findings"] if f["kind"] == "structure"]
+    assert any("workload `finetune`" in m and "deepseek-v3 has not" in m for m in structure), structure
+    assert all(f["severity"] == "error" for f in data["findings"] if f["kind"] == "structure")
     assert changed["role1_count"] == (150.0, 2)
     assert figures(data)[COMPUTE]["reference"] == 144000.0

@@ -48,6 +48,10 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     book = open_book(path)
     report = CheckReport(str(path), list(book.findings))
     baseline = book.plan if plan_spec is None else load_plan(plan_spec)
+    if plan_spec is not None:  # a plan of another shape cannot be this workbook's baseline (issue 15)
+        from .shape import shape_findings
+
+        report.findings += shape_findings(book.plan, baseline, str(plan_spec))
     evaluated = book.evaluate()
     cells = input_cells(book.plan)
     values, input_findings = read_inputs(book, cells, evaluated, {c.name: c.num for c in input_cells(baseline)})
