@@ -1,0 +1,118 @@
+"""The mapping file: which bill lines are which market, line item and workload of the plan.
+
+    cost_column: BilledCost          # or EffectiveCost (amortised); see README
+    rates: {EUR: 1.08}               # plan currency per unit of a bill's currency
+    rules:                           # first match wins; a charge no rule matches is `unmapped`
+      - match: {provider: AWS, service: Amazon EC2, sku: "p5*", tags: {project: llm}}
+        market: hyperscaler_on_demand
+        item: compute
+        workload: pretrain           # optional
+        gpus_per_unit: 8             # ConsumedQuantity (instance-hours) x 8 = GPU-hours
+
+Patterns are globs (`*`, `?`), matched case-insensitively against the FOCUS
+columns ProviderName, ServiceName, ServiceCategory, SkuId, ChargeCategory,
+ChargeDescription and a key of Tags.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import BudgetbookError
+from ..lineitems.registry import development_lines
+from ..plan.model import Plan, suggest
+
+MAX_MAPPING_BYTES = 1_000_000
+MAX_RULES = 1_000
+# the FOCUS column each `match` key is held against
+MATCH_COLUMNS = {"provider": "ProviderName", "service": "ServiceName", "service_category": "ServiceCategory",
+                 "sku": "SkuId", "charge_category": "ChargeCategory", "description": "ChargeDescription"}
+CURRENCY = r"^[A-Z]{3}$"
+
+
+class MappingError(BudgetbookError):
+    """An unreadable or invalid mapping file."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Match(_Strict):
+    provider: str | None = None
+    service: str | None = None
+    service_category: str | None = None
+    sku: str | None = None
+    charge_category: str | None = None
+    description: str | None = None
+    tags: dict[str, str] = Field(default_factory=dict)
+
+
+class Rule(_Strict):
+    match: Match
+    market: str
+    item: str
+    workload: str = ""
+    gpus_per_unit: Annotated[float, Field(gt=0, le=1e6)] | None = None
+
+
+class Mapping(_Strict):
+    cost_column: Literal["BilledCost", "EffectiveCost"] = "BilledCost"
+    rates: dict[Annotated[str, Field(pattern=CURRENCY)], Annotated[float, Field(gt=0, le=1e9)]] = \
+        Field(default_factory=dict)
+    rules: Annotated[list[Rule], Field(max_length=MAX_RULES)] = Field(default_factory=list)
+
+    def rate(self, currency: str, plan_currency: str) -> Decimal | None:
+        if currency == plan_currency:
+            return Decimal(1)
+        rate = self.rates.get(currency)
+        return None if rate is None else Decimal(str(rate))
+
+
+def load_mapping(path: Path | None, plan: Plan) -> Mapping:
+    """The mapping file at `path` (None: no rules, so every FOCUS charge is unmapped), checked against the plan."""
+    if path is None:
+        return Mapping()
+    from ..plan.loader import describe_validation_error
+    from ..plan.yamlsafe import parse_yaml_text
+
+    source = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_MAPPING_BYTES:
+            raise MappingError(f"is {size:,} bytes; a mapping file may be at most {MAX_MAPPING_BYTES:,}",
+                               source=source)
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise MappingError("is not UTF-8 text", source=source) from None
+    except OSError as exc:
+        raise MappingError(f"cannot read: {exc.strerror or type(exc).__name__}", source=source) from None
+    try:
+        data = parse_yaml_text(text)
+    except BudgetbookError as exc:
+        raise MappingError(exc.reason, source=source) from None
+    try:
+        mapping = Mapping.model_validate(data if data is not None else {})
+    except ValidationError as exc:
+        raise MappingError(describe_validation_error(exc), source=source) from None
+    refuse_unknown_targets(mapping, plan, source)
+    return mapping
+
+
+def refuse_unknown_targets(mapping: Mapping, plan: Plan, source: str) -> None:
+    markets = [m.id for m in plan.markets]
+    items = [line.id for line in development_lines(plan)]
+    workloads = [w.id for w in plan.workloads]
+    for i, rule in enumerate(mapping.rules):
+        for key, value, allowed in (("market", rule.market, markets), ("item", rule.item, items),
+                                    ("workload", rule.workload, workloads)):
+            if value and value not in allowed:
+                raise MappingError(f"`rules[{i}].{key}`: `{value}` is not a {key} of the plan "
+                                   f"(one of {', '.join(allowed)}){suggest(value, allowed)}", source=source)
+        if rule.gpus_per_unit is not None and rule.item != "compute":
+            raise MappingError(f"`rules[{i}].gpus_per_unit`: GPU-hours are counted under `compute` only, "
+                               f"not `{rule.item}`", source=source)
