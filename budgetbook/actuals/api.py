@@ -20,6 +20,14 @@ class ImportResult:
     replaced: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
+    def as_json(self) -> dict:
+        unmapped = [{"what": w, "amount": float(a), "rows": r} for w, a, r in self.actuals.unmapped()]
+        return {"workbook": str(self.written), "imported": [
+            {"key": b.key, "source": b.source, "format": b.format, "cost_column": b.cost_column, "rows": b.rows,
+             "total": float(b.total), "unmapped": float(sum((c.amount for c in b.charges if c.item == "unmapped"),
+                                                            Decimal(0))), "replaces": b.key in self.replaced}
+            for b in self.imported], "unmapped": unmapped, "warnings": self.warnings}
+
     def summary(self) -> list[str]:
         """One line per file's batches: rows, total, mapped, unmapped (every dollar accounted for)."""
         lines = []
