@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -39,7 +40,7 @@ class ImportResult:
         return lines
 
 
-def import_actuals(book: PathLike, bills: list[PathLike], out: PathLike | None = None, *,
+def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | None = None, *,
                    mapping: PathLike | None = None, force: bool = False) -> ImportResult:
     """Read `bills`, merge them into the book's embedded actuals (same invoice key: replaced) and write the
     workbook, regenerated from the book's current inputs, with its Actuals and Variance sheets, to `out`."""
