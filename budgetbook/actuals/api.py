@@ -45,7 +45,7 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
     """Read `bills`, merge them into the book's embedded actuals (same invoice key: replaced) and write the
     workbook, regenerated from the book's current inputs, with its Actuals and Variance sheets, to `out`."""
     from ..plan.loader import plan_from_text
-    from ..review.extract import extract_plan_text
+    from ..review.extract import current_plan_text
     from ..review.readback import open_book
     from ..workbook.build import build_workbook
     from .bills import read_bills
@@ -58,7 +58,7 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
     inputs = [book, *map(Path, bills)] + ([Path(mapping)] if mapping is not None else [])
     check_destination(out, protect=inputs, force=force)
     opened = open_book(book)
-    text = extract_plan_text(book)  # the book's current inputs: an edited input is kept, not regenerated away
+    text = current_plan_text(opened)  # the book's current inputs: an edited input is kept, not regenerated away
     plan = plan_from_text(text, f"{book} (current inputs)")
     held: Actuals = opened.actuals if opened.actuals is not None else Actuals(plan.currency)
     if held.currency != plan.currency:
@@ -76,7 +76,7 @@ def book_variance(book: PathLike) -> VarianceReport:
     """The Variance of a workbook: its current inputs' plan against its embedded bills (what `check` holds the
     Variance sheet to)."""
     from ..plan.loader import plan_from_text
-    from ..review.extract import extract_plan_text
+    from ..review.extract import current_plan_text
     from ..review.readback import open_book
 
     book = Path(book)
@@ -84,5 +84,5 @@ def book_variance(book: PathLike) -> VarianceReport:
     if opened.actuals is None:
         raise WorkbookError("carries no bills: import them first (`budgetbook actuals BOOK.xlsx BILLS... -o OUT`)",
                             source=str(book))
-    plan = plan_from_text(extract_plan_text(book), f"{book} (current inputs)")
+    plan = plan_from_text(current_plan_text(opened), f"{book} (current inputs)")
     return compute_variance(plan, opened.actuals)

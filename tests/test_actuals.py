@@ -1,0 +1,274 @@
+"""Budget vs actuals: bills imported with every dollar accounted for, the Variance sheet held against the
+reference (our evaluator, LibreOffice), re-imports idempotent, bad bills refused in one line."""
+
+from __future__ import annotations
+
+import io
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import openpyxl
+import pytest
+from cli_run import run, sha
+from focus_bills import MAPPING, PAYROLL, column_total, focus_rows, write_focus
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from libreoffice import needs_libreoffice, recalculated_values
+
+from budgetbook.actuals.api import book_variance, import_actuals
+from budgetbook.actuals.check import compare_variance
+from budgetbook.actuals.embed import read_embedded_actuals
+from budgetbook.actuals.printing import render_variance
+from budgetbook.actuals.variance import compute_variance
+from budgetbook.api import check_workbook, extract_plan, generate_workbook
+from budgetbook.plan.loader import load_plan
+from budgetbook.review.readback import open_book
+
+PLAN = Path(__file__).parents[1] / "templates" / "pretrain-7b.yaml"
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("actuals")
+    generate_workbook(PLAN, d / "plan.xlsx")
+    (d / "map.yaml").write_text(MAPPING)
+    (d / "payroll.csv").write_text(PAYROLL)
+    write_focus(d / "aws.csv", focus_rows())
+    return d
+
+
+@pytest.fixture(scope="module")
+def imported(base) -> Path:
+    import_actuals(base / "plan.xlsx", [base / "aws.csv", base / "payroll.csv"], base / "imported.xlsx",
+                   mapping=base / "map.yaml")
+    return base / "imported.xlsx"
+
+
+def _embedded(path: Path):
+    wb = openpyxl.load_workbook(path)
+    return read_embedded_actuals(wb, path.read_bytes())
+
+
+@pytest.mark.parametrize("column", ["BilledCost", "EffectiveCost"])
+def test_every_dollar_is_accounted_for_to_the_cent(base, tmp_path, column):
+    rows = focus_rows()
+    (tmp_path / "map.yaml").write_text(MAPPING.replace("cost_column: BilledCost", f"cost_column: {column}"))
+    result = import_actuals(base / "plan.xlsx", [base / "aws.csv"], tmp_path / "out.xlsx",
+                            mapping=tmp_path / "map.yaml")
+    charges = [c for b in result.imported for c in b.charges]
+    mapped = sum((c.amount for c in charges if c.item != "unmapped"), Decimal(0))
+    unmapped = sum((c.amount for c in charges if c.item == "unmapped"), Decimal(0))
+    assert mapped + unmapped == column_total(rows, column)  # exact decimals: to the cent and beyond
+    assert unmapped == Decimal("824.74")  # CloudWatch, two months: listed, never dropped
+    assert [w for w, _, _ in result.actuals.unmapped()] == ["AWS / Amazon CloudWatch / Usage"]
+    by_item = {}
+    for c in charges:
+        by_item[c.item] = by_item.get(c.item, Decimal(0)) + c.amount
+    if column == "BilledCost":  # the Savings Plan fee (Purchase) is the invoice; covered usage is billed 0
+        assert by_item["compute"] == 2 * (Decimal("266486.40") - 5000 + Decimal("1234.56"))
+        assert by_item.get("commitment", Decimal(0)) == 0
+    else:  # amortised: the fee is spread onto the hours used (compute) and the unused part (commitment)
+        assert by_item["commitment"] > 0 and by_item["compute"] + by_item["commitment"] == \
+            2 * (Decimal("266486.40") - 5000 + Decimal("1234.56"))
+    # GPU-hours from ConsumedQuantity (instance-hours) x 8, billed under compute
+    hours = result.actuals.gpu_hours()
+    assert hours[("2026-01", "hyperscaler_commit")] == 2 * 24 * 28 * 8
+    assert hours[("2026-02", "hyperscaler_commit")] == 11 * 24 * 28 * 8
+
+
+def test_imported_book_checks_clean_and_extracts(imported, base):
+    report = check_workbook(imported)
+    assert report.ok, [f.message for f in report.findings if f.severity == "error"]
+    assert not [f for f in report.findings if f.kind in ("structure", "mismatch")]
+    assert extract_plan(imported).strip() == PLAN.read_text().strip()
+    wb = openpyxl.load_workbook(imported)
+    assert wb.sheetnames[-4:] == ["Actuals", "Variance", "_budgetbook", "_actuals"]
+    assert wb["_actuals"].sheet_state == "hidden"
+
+
+def test_variance_reference_worked_example(imported):
+    report = book_variance(imported)
+    assert report.billed == 2 and report.months[:2] == ["2026-01", "2026-02"]
+    line = {(ln.market, ln.item): ln for ln in report.lines}
+    people = line[("hyperscaler_commit", "people")].totals()
+    # plan: 200,000 a month in January and February (pretrain-7b's team); payroll 198,500 + 203,250
+    assert people["plan_to_date"] == pytest.approx(400_000)
+    assert people["actual"] == pytest.approx(401_750)
+    assert people["variance"] == pytest.approx(1_750)
+    assert people["variance_pct"] == pytest.approx(1_750 / 400_000)
+    # forecast at completion = actuals to date + the plan of March (160,000)
+    assert people["forecast"] == pytest.approx(401_750 + 160_000)
+    out = io.StringIO()
+    render_variance(report, "table", 0.0, out)
+    assert "People  OVER" in out.getvalue() and "AWS / Amazon CloudWatch / Usage: 824.74" in out.getvalue()
+    price = report.prices["hyperscaler_commit"][1]  # the block's fee (less credit, plus tax) / GPU-hours used
+    assert price == pytest.approx(2 * (266486.40 - 5000 + 1234.56) / ((2 + 11) * 24 * 28 * 8))
+
+
+def test_reimport_is_idempotent_and_a_new_month_appends(imported, base, tmp_path):
+    # January's bills first; then February's, with January's again: February appends, January is replaced
+    write_focus(tmp_path / "jan.csv", focus_rows({"2026-01": 2}))
+    write_focus(tmp_path / "feb.csv", focus_rows({"2026-02": 11}))
+    first = import_actuals(base / "plan.xlsx", [tmp_path / "jan.csv", base / "payroll.csv"], tmp_path / "jan.xlsx",
+                           mapping=base / "map.yaml")
+    assert first.actuals.closed_months(["2026-01", "2026-02"]) == 2 and not first.replaced  # payroll: to February
+    again = import_actuals(tmp_path / "jan.xlsx", [tmp_path / "feb.csv", base / "aws.csv"], tmp_path / "both.xlsx",
+                           mapping=base / "map.yaml")
+    # February from feb.csv is new; aws.csv's January and February invoices replace what is held, not add
+    assert again.replaced == ["focus|AWS|123456789012|2026-01-01|", "focus|AWS|123456789012|2026-02-01|"]
+    assert _embedded(tmp_path / "both.xlsx") == _embedded(imported)  # the Variance is a function of these
+
+
+@needs_libreoffice
+def test_variance_sheet_agrees_with_libreoffice_and_the_reference(imported, tmp_path):
+    values = recalculated_values(imported, tmp_path / "lo")
+    reference = book_variance(imported).named()
+    assert len(reference) > 300
+    for name, expected in reference.items():
+        assert values[name] == pytest.approx(expected, rel=1e-9, abs=1e-6), name
+
+
+@settings(max_examples=3)
+@given(st.lists(st.tuples(st.sampled_from(["2026-01", "2026-02", "2026-03"]),
+                          st.sampled_from(["compute", "storage_egress", "people", "commitment", "gpu_market"]),
+                          st.decimals(min_value=-1000, max_value=10**6, places=2, allow_nan=False),
+                          st.integers(0, 5000)), min_size=1, max_size=12))
+def test_random_bills_evaluate_as_the_reference(tmp_path_factory, base, charges):
+    d = tmp_path_factory.mktemp("random")
+    lines = ["date,market,item,amount,quantity,unit"]
+    lines += [f"{month}-15,neo_cloud,{item},{amount},{hours},GPU-hours" for month, item, amount, hours in charges]
+    (d / "bills.csv").write_text("\n".join(lines) + "\n")
+    result = import_actuals(base / "plan.xlsx", [d / "bills.csv"], d / "out.xlsx")
+    total = sum((Decimal(str(a)) for _, _, a, _ in charges), Decimal(0))
+    assert sum((c.amount for c in result.actuals.charges), Decimal(0)) == total
+    book = open_book(d / "out.xlsx")  # our evaluator's Variance sheet against the reference model
+    assert compare_variance(book, book.evaluate(), book.plan, 1e-9, 0.005) == []
+    assert len(compute_variance(book.plan, book.actuals).named()) > 300
+
+
+def test_check_finds_a_typed_over_actual_and_variance(imported, tmp_path):
+    wb = openpyxl.load_workbook(imported)
+    names = wb.defined_names
+    sheet, ref = next(iter(names["act_people_hyperscaler_commit_m1"].destinations))
+    wb[sheet][ref] = 1.0
+    sheet, ref = next(iter(names["var_total_hyperscaler_commit_forecast"].destinations))
+    wb[sheet][ref] = 123.0
+    wb.save(tmp_path / "edited.xlsx")
+    report = check_workbook(tmp_path / "edited.xlsx")
+    kinds = {(f.kind, f.name) for f in report.findings}
+    assert ("structure", "act_people_hyperscaler_commit_m1") in kinds
+    assert ("hardcoded", "var_total_hyperscaler_commit_forecast") in kinds
+    assert not report.ok
+
+
+def test_cli_actuals_and_variance(capsys, base, tmp_path):
+    out = tmp_path / "book.xlsx"
+    code, stdout, err = run(capsys, "actuals", base / "plan.xlsx", base / "aws.csv", "--map", base / "map.yaml",
+                            "-o", out, "--format", "json")
+    assert code == 0, err
+    data = json.loads(stdout)
+    assert [b["key"] for b in data["imported"]] == ["focus|AWS|123456789012|2026-01-01|",
+                                                    "focus|AWS|123456789012|2026-02-01|"]
+    assert data["unmapped"][0]["amount"] == pytest.approx(824.74)
+    code, stdout, err = run(capsys, "variance", out, "--format", "json")
+    assert code == 1  # compute is over its plan to date (the block's idle hours are billed as its fee)
+    assert {"market": "hyperscaler_commit", "item": "compute"} in json.loads(stdout)["over"]
+    code, stdout, _ = run(capsys, "variance", out, "--format", "csv", "--threshold", "1000000")
+    assert code == 0 and stdout.splitlines()[0].startswith("market,item,label,plan,plan_to_date,actual")
+    code, _, err = run(capsys, "variance", base / "plan.xlsx")
+    assert code == 2 and "carries no bills" in err and len(err.strip().splitlines()) == 1
+
+
+def _bad(capsys, base, tmp_path, text: str, *extra) -> str:
+    bill = tmp_path / "bad.csv"
+    bill.write_text(text)
+    before = sha(base / "plan.xlsx")
+    out = tmp_path / "out.xlsx"
+    code, stdout, err = run(capsys, "actuals", base / "plan.xlsx", bill, "--map", base / "map.yaml", "-o", out, *extra)
+    assert code == 2 and not out.exists() and sha(base / "plan.xlsx") == before
+    assert err.startswith("Error: ") and len(err.strip().splitlines()) == 1, err
+    assert str(bill) in err
+    return err
+
+
+def _focus_text(rows: list[dict], drop: str | None = None) -> str:
+    import csv
+    import io
+
+    from focus_bills import COLUMNS
+
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=[c for c in COLUMNS if c != drop], extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def test_bad_bills_one_line_each_nothing_written(capsys, base, tmp_path):
+    rows = focus_rows({"2026-01": 1}, description="p5", days=2)
+    assert "without the column BillingCurrency" in _bad(capsys, base, tmp_path, _focus_text(rows, "BillingCurrency"))
+    euro = [r | {"BillingCurrency": "EUR"} for r in rows]
+    assert "billed in 'EUR' but the plan is in USD" in _bad(capsys, base, tmp_path, _focus_text(euro))
+    text = [r | {"BilledCost": "12,5 EUR"} if i == 3 else r for i, r in enumerate(rows)]
+    assert "BilledCost is not a number in 1 of" in _bad(capsys, base, tmp_path, _focus_text(text))
+    late = [r | {"ChargePeriodStart": "2027-03-01T00:00:00Z"} if i == 0 else r for i, r in enumerate(rows)]
+    assert "dated 2027-03, outside the plan's months 2026-01 to 2026-06" in \
+        _bad(capsys, base, tmp_path, _focus_text(late))
+    assert "neither a FOCUS export" in _bad(capsys, base, tmp_path, "a,b\n1,2\n")
+    assert "is empty" in _bad(capsys, base, tmp_path, "")
+    assert "not a date" in _bad(capsys, base, tmp_path, "date,market,item,amount\nsoon,neo_cloud,compute,1\n")
+
+
+def test_an_oversized_bill_is_refused_before_it_is_read(capsys, base, tmp_path):
+    big = tmp_path / "big.csv"
+    with open(big, "wb") as f:  # sparse: 2 GB on paper, nothing on disk
+        f.truncate(2 * 1024**3)
+    out = tmp_path / "out.xlsx"
+    code, _, err = run(capsys, "actuals", base / "plan.xlsx", big, "-o", out)
+    assert code == 2 and not out.exists()
+    assert "2,147,483,648 bytes; a bill file may be at most 1,000,000,000" in err
+
+
+def test_currency_with_a_rate_is_converted(base, tmp_path):
+    rows = [r | {"BillingCurrency": "EUR"} for r in focus_rows({"2026-01": 1}, days=2)]
+    write_focus(tmp_path / "eur.csv", rows)
+    (tmp_path / "map.yaml").write_text(MAPPING + "rates: {EUR: 1.25}\n")
+    result = import_actuals(base / "plan.xlsx", [tmp_path / "eur.csv"], tmp_path / "out.xlsx",
+                            mapping=tmp_path / "map.yaml")
+    assert result.imported[0].total == (column_total(rows) * Decimal("1.25")).quantize(Decimal("1e-10"))
+
+
+def test_csv_injection_stays_text_and_is_listed(capsys, base, tmp_path):
+    rows = focus_rows({"2026-01": 1}, days=2)
+    rows[-1] |= {"ServiceName": '=HYPERLINK("http://evil.example","click")'}  # the unmapped CloudWatch row
+    write_focus(tmp_path / "inj.csv", rows)
+    out = tmp_path / "out.xlsx"
+    code, _, err = run(capsys, "actuals", base / "plan.xlsx", tmp_path / "inj.csv", "--map", base / "map.yaml",
+                       "-o", out)
+    assert code == 0 and "Warning:" in err and "=HYPERLINK" in err and "written as text" in err
+    ws = openpyxl.load_workbook(out)["Actuals"]
+    cells = [c for row in ws.iter_rows() for c in row if isinstance(c.value, str) and "HYPERLINK" in c.value]
+    assert cells and all(c.data_type == "s" for c in cells)
+    assert check_workbook(out).ok
+
+
+def test_bad_mapping_and_plan_without_start(capsys, base, tmp_path):
+    (tmp_path / "map.yaml").write_text(MAPPING.replace("market: hyperscaler_commit", "market: hyperscaler", 1))
+    code, _, err = run(capsys, "actuals", base / "plan.xlsx", base / "aws.csv", "--map", tmp_path / "map.yaml",
+                       "-o", tmp_path / "out.xlsx")
+    assert code == 2 and "`rules[0].market`: `hyperscaler` is not a market of the plan" in err
+    (tmp_path / "map.yaml").write_text("rules: [{match: {}, market: neo_cloud, item: compute, color: red}]\n")
+    code, _, err = run(capsys, "actuals", base / "plan.xlsx", base / "aws.csv", "--map", tmp_path / "map.yaml",
+                       "-o", tmp_path / "out.xlsx")
+    assert code == 2 and "color" in err and len(err.strip().splitlines()) == 1
+    plan = tmp_path / "nostart.yaml"
+    plan.write_text((Path(__file__).parents[1] / "templates" / "finetune-13b-lora.yaml").read_text())
+    generate_workbook(plan, tmp_path / "nostart.xlsx")
+    code, _, err = run(capsys, "actuals", tmp_path / "nostart.xlsx", base / "payroll.csv", "-o", tmp_path / "o.xlsx")
+    assert code == 2 and "gives no `start` month" in err
+
+
+def test_reference_is_independent_of_the_book(imported):
+    # the reference reads only the plan and the facts: the template's plan and the embedded bills give the same
+    assert compute_variance(load_plan(PLAN), _embedded(imported)).named() == book_variance(imported).named()
