@@ -272,3 +272,12 @@ def test_bad_mapping_and_plan_without_start(capsys, base, tmp_path):
 def test_reference_is_independent_of_the_book(imported):
     # the reference reads only the plan and the facts: the template's plan and the embedded bills give the same
     assert compute_variance(load_plan(PLAN), _embedded(imported)).named() == book_variance(imported).named()
+
+
+def test_samples_are_the_tests_export(tmp_path):
+    # samples/ holds what the tests import (README's worked example): regenerate them from focus_bills.py
+    samples = Path(__file__).parents[1] / "samples"
+    write_focus(tmp_path / "focus.csv", focus_rows())
+    assert (samples / "focus-aws-2026-01-02.csv").read_bytes() == (tmp_path / "focus.csv").read_bytes()
+    assert (samples / "focus-mapping.yaml").read_text() == MAPPING
+    assert (samples / "payroll-2026.csv").read_text() == PAYROLL
