@@ -21,7 +21,7 @@ from budgetbook.actuals.check import compare_variance
 from budgetbook.actuals.embed import read_embedded_actuals
 from budgetbook.actuals.printing import render_variance
 from budgetbook.actuals.variance import compute_variance
-from budgetbook.api import check_workbook, extract_plan, generate_workbook
+from budgetbook.api import check_workbook, extract_plan, generate_workbook, show_months
 from budgetbook.plan.loader import load_plan
 from budgetbook.review.readback import open_book
 
@@ -102,8 +102,20 @@ def test_variance_reference_worked_example(imported):
     out = io.StringIO()
     render_variance(report, "table", 0.0, out)
     assert "People  OVER" in out.getvalue() and "AWS / Amazon CloudWatch / Usage: 824.74" in out.getvalue()
+    assert "implied utilisation vs plan 1.16x" in out.getvalue()
+    billed_hours = (2 + 11) * 24 * 28 * 8
     price = report.prices["hyperscaler_commit"][1]  # the block's fee (less credit, plus tax) / GPU-hours used
-    assert price == pytest.approx(2 * (266486.40 - 5000 + 1234.56) / ((2 + 11) * 24 * 28 * 8))
+    assert price == pytest.approx(2 * (266486.40 - 5000 + 1234.56) / billed_hours)
+    assert report.planned_price["hyperscaler_commit"] == pytest.approx(3.80)  # one GPU type: its price
+    planned, billed = report.hours["hyperscaler_commit"]
+    assert sum(billed) == billed_hours
+    # planned GPU-hours paid = compute / price x (1 + waste), month by month: the Cash flow's compute and
+    # failed runs of the commit market at $3.80
+    months = {(r.item, n): v for r in show_months(PLAN).rows if r.market == "hyperscaler_commit"
+              for n, v in enumerate(r.values)}
+    for n in range(6):
+        assert planned[n] == pytest.approx((months[("compute", n)] + months[("failed_runs", n)]) / 3.80)
+    assert report.named()["var_utilisation_hyperscaler_commit"] == pytest.approx(sum(planned[:2]) / billed_hours)
 
 
 def test_reimport_is_idempotent_and_a_new_month_appends(imported, base, tmp_path):

@@ -70,7 +70,13 @@ def _table(report: VarianceReport, threshold: float, out: TextIO) -> None:
         console.print(table)
         _, price = report.prices.get(market, ([], 0.0))
         if price:
-            console.print(Text(f"effective price paid per GPU-hour: {price:,.4f} {report.currency}"))
+            console.print(Text(f"price per GPU-hour: paid {price:,.4f}, planned "
+                               f"{report.planned_price.get(market, 0.0):,.4f} {report.currency}"))
+        if market in report.hours and sum(report.hours[market][1]):
+            planned, billed = report.hours[market]
+            to_date = sum(planned[:report.billed])
+            console.print(Text(f"GPU-hours: billed {sum(billed):,.0f}, planned to date {to_date:,.0f} "
+                               f"(implied utilisation vs plan {to_date / sum(billed):.2f}x)"))
     if report.unmapped:
         total = sum(a for _, a, _ in report.unmapped)
         console.print(Text(f"unmapped charges, in no line item ({total:,.2f} {report.currency}):"))

@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 ACTUALS, VARIANCE = "Actuals", "Variance"
 TOTAL_COL, FIRST = 3, 4
 HEADER_ROW = 4
+# the planned GPU-hours row adds two products per workload: past this many its formula nears Excel's 8,192
+# characters, and the rows are left out (the prices stay)
+MAX_HOURS_WORKLOADS = 40
 
 # the Variance rows of one market and line: (key, label, unit kind, template, total template or None)
 ROWS = (
@@ -203,6 +206,8 @@ def _variance_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[
             if line_id == TOTAL.id:
                 chart_rows += [at["cum_plan"], at["cum_actual"]]
                 series += [f"{labels[market]}: plan", f"{labels[market]}: actual"]
+        if len(plan.workloads) <= MAX_HOURS_WORKLOADS:
+            row = _hours_rows(book, sheet, plan, market, labels[market], months, row)
         sheet.put(row, 1, f"Effective price paid per GPU-hour: {labels[market]}", "label", text=True)
         sheet.put(row, 2, f"{plan.currency}/GPU-hour", "unit", text=True)
         price = st.money(plan.currency, 2)
@@ -213,11 +218,49 @@ def _variance_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[
         hours, paid = f"act_gpuh_{market}", f"act_compute_{market}"
         book.formula(sheet, row, TOTAL_COL, f"=IF({hours}>k_none,{paid}/{hours},k_none)", f"var_price_gpuh_{market}",
                      kind="figure", fmt=price, market=market)
+        row += 1
+        sheet.put(row, 1, f"Planned price per GPU-hour (Procurement): {labels[market]}", "label", text=True)
+        sheet.put(row, 2, f"{plan.currency}/GPU-hour", "unit", text=True)
+        book.formula(sheet, row, TOTAL_COL, f"=prc_avg_price_{market}", f"var_price_plan_{market}", kind="figure",
+                     fmt=price, market=market)
         row += 3
     if chart_rows:
         sheet.chart = {"kind": "line", "title": "Cumulative spend: plan vs actual", "rows": chart_rows,
                        "labels_row": HEADER_ROW, "first_col": FIRST, "last_col": FIRST + last,
                        "anchor": f"A{row + 1}", "currency": plan.currency, "series": series}
+
+
+def _hours_rows(book: Blueprint, sheet: Sheet, plan: Plan, market: str, label: str, months: list[str],
+                row: int) -> int:
+    """GPU-hours planned (allocated hours and the failed runs' share of them, spread over each workload's
+    run), planned in the billed months, billed; and planned to date / billed, the implied utilisation against
+    the plan (1 = as planned; 0.8 = a quarter more hours paid for the work)."""
+    rows = {"gpuh_plan": row, "gpuh_plan_to_date": row + 1, "gpuh_actual": row + 2}
+    texts = {"gpuh_plan": "GPU-hours planned (allocated, failed runs included)",
+             "gpuh_plan_to_date": "GPU-hours planned to date (months billed)", "gpuh_actual": "GPU-hours billed"}
+    for key, r in rows.items():
+        sheet.put(r, 1, f"{texts[key]}: {label}", "label", text=True)
+        sheet.put(r, 2, "GPU-hours", "unit", text=True)
+        for n in range(len(months)):
+            col, m = FIRST + n, n + 1
+            if key == "gpuh_plan":
+                parts = [f"cmp_{w.id}_alloc_{market}*cf_t_run_{w.id}_m{m}"
+                         f"+cmp_{w.id}_alloc_{market}*wl_{w.id}_waste*cf_t_run_{w.id}_m{m}" for w in plan.workloads]
+                formula = "=" + "+".join(parts)
+            elif key == "gpuh_plan_to_date":
+                formula = f"=IF(cf_ends_m{m}<=act_months,{a1(rows['gpuh_plan'], col)},k_none)"
+            else:
+                formula = f"=act_gpuh_{market}_m{m}"
+            book.formula(sheet, r, col, formula, f"var_{key}_{market}_m{m}", fmt=st.HOURS, market=market)
+        book.formula(sheet, r, TOTAL_COL, f"=SUM({a1(r, FIRST)}:{a1(r, FIRST + len(months) - 1)})",
+                     f"var_{key}_{market}", kind="figure", fmt=st.HOURS, market=market)
+    r = row + 3
+    sheet.put(r, 1, f"Implied utilisation vs plan (GPU-hours planned to date / billed): {label}", "label", text=True)
+    sheet.put(r, 2, "x", "unit")
+    planned, billed = a1(rows["gpuh_plan_to_date"], TOTAL_COL), a1(rows["gpuh_actual"], TOTAL_COL)
+    book.formula(sheet, r, TOTAL_COL, f"=IF({billed}>k_none,{planned}/{billed},k_none)", f"var_utilisation_{market}",
+                 kind="figure", fmt=st.MULTIPLIER, market=market)
+    return r + 1
 
 
 def _abs_col(row: int, col: int) -> str:

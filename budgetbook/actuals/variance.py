@@ -17,7 +17,7 @@ from decimal import Decimal
 
 from ..plan.model import Plan
 from .model import UNMAPPED, Actuals
-from .sheets import line_ids, plan_months
+from .sheets import MAX_HOURS_WORKLOADS, line_ids, plan_months
 
 
 @dataclass
@@ -77,6 +77,8 @@ class VarianceReport:
     billed: int
     lines: list[VarianceLine] = field(default_factory=list)
     prices: dict[str, tuple[list[float], float]] = field(default_factory=dict)  # market -> per month, overall
+    planned_price: dict[str, float] = field(default_factory=dict)              # market -> compute / allocated hours
+    hours: dict[str, tuple[list[float], list[float]]] = field(default_factory=dict)  # market -> planned, billed
     unmapped: list[tuple[str, float, int]] = field(default_factory=list)
 
     def named(self) -> dict[str, float]:
@@ -86,6 +88,13 @@ class VarianceReport:
         for market, (monthly, overall) in self.prices.items():
             out |= {f"var_price_gpuh_{market}_m{n}": v for n, v in enumerate(monthly, 1)}
             out[f"var_price_gpuh_{market}"] = overall
+            out[f"var_price_plan_{market}"] = self.planned_price[market]
+        for market, (planned, billed) in self.hours.items():
+            to_date = [v if n < self.billed else 0.0 for n, v in enumerate(planned)]
+            for key, values in (("gpuh_plan", planned), ("gpuh_plan_to_date", to_date), ("gpuh_actual", billed)):
+                out |= {f"var_{key}_{market}_m{n}": v for n, v in enumerate(values, 1)}
+                out[f"var_{key}_{market}"] = sum(values)
+            out[f"var_utilisation_{market}"] = sum(to_date) / sum(billed) if sum(billed) > 0 else 0.0
         return out
 
     def over(self, threshold_pct: float) -> list[VarianceLine]:
@@ -104,6 +113,9 @@ class VarianceReport:
         data = {"plan": self.plan, "currency": self.currency, "months": self.months,
                 "months_billed": self.billed, "lines": [line.as_json() for line in self.lines],
                 "price_per_gpu_hour": {m: overall for m, (_, overall) in self.prices.items()},
+                "planned_price_per_gpu_hour": self.planned_price,
+                "gpu_hours": {m: {"planned": sum(p), "planned_to_date": sum(p[:self.billed]), "billed": sum(b)}
+                              for m, (p, b) in self.hours.items()},
                 "unmapped": [{"what": w, "amount": a, "rows": r} for w, a, r in self.unmapped],
                 "unmapped_total": sum(a for _, a, _ in self.unmapped)}
         if threshold_pct is not None:
@@ -113,7 +125,7 @@ class VarianceReport:
 
 
 def compute_variance(plan: Plan, actuals: Actuals) -> VarianceReport:
-    from ..reference import compute_monthly
+    from ..reference import compute_breakdown, compute_monthly
 
     months = plan_months(plan)
     monthly = compute_monthly(plan)
@@ -121,6 +133,9 @@ def compute_variance(plan: Plan, actuals: Actuals) -> VarianceReport:
     cells, hours = actuals.by_cell(), actuals.gpu_hours()
     billed = actuals.closed_months(months)
     report = VarianceReport(plan.name, plan.currency, months, billed)
+    breakdown = {(f.market, f.item): f.value for f in compute_breakdown(plan).figures}
+    planned_compute = {m: breakdown[(m, "compute")] for m in actuals.markets()}
+    allocated = {m: _allocated(plan, m) for m in actuals.markets()}
     report.unmapped = [(w, float(a), r) for w, a, r in actuals.unmapped()]
     for market in actuals.markets():
         lines = line_ids(plan)
@@ -138,7 +153,36 @@ def compute_variance(plan: Plan, actuals: Actuals) -> VarianceReport:
         compute = by_item.get("compute", [0.0] * len(months))
         monthly_price = [c / h if h > 0 else 0.0 for c, h in zip(compute, gpuh, strict=True)]
         report.prices[market] = (monthly_price, sum(compute) / sum(gpuh) if sum(gpuh) > 0 else 0.0)
+        planned_hours = _planned_hours(plan, market)
+        report.planned_price[market] = planned_compute[market] / sum(allocated[market]) \
+            if sum(allocated[market]) else 0.0
+        if len(plan.workloads) <= MAX_HOURS_WORKLOADS:
+            report.hours[market] = (planned_hours, gpuh)
     return report
+
+
+def _allocated(plan: Plan, market: str) -> list[float]:
+    """Each workload's allocated GPU-hours (all runs) on `market`, base case."""
+    from ..lineitems.compute import workload_compute
+    from ..reference import market_view
+
+    view = market_view(plan, market, "base")
+    return [workload_compute(view, w).allocated_hours for w in view.plan.workloads]
+
+
+def _planned_hours(plan: Plan, market: str) -> list[float]:
+    """GPU-hours paid month by month: each workload's allocated hours and its failed runs' share, over its run."""
+    from ..lineitems.compute import workload_compute
+    from ..lineitems.phasing import run_window
+    from ..reference import market_view
+
+    view = market_view(plan, market, "base")
+    months = [0.0] * view.months
+    for w in view.plan.workloads:
+        hours = workload_compute(view, w).allocated_hours
+        for n, value in enumerate(view.spread(hours + hours * w.waste, run_window(view.plan, w))):
+            months[n] += value
+    return months
 
 
 __all__ = ["UNMAPPED", "VarianceLine", "VarianceReport", "compute_variance"]
