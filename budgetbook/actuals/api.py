@@ -50,6 +50,7 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
     from ..workbook.build import build_workbook
     from .bills import read_bills
     from .mapping import load_mapping
+    from .sheets import plan_months
 
     book = Path(book)
     if not bills:
@@ -67,6 +68,12 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
     rules = load_mapping(Path(mapping) if mapping is not None else None, plan)
     imported = read_bills([Path(b) for b in bills], rules, plan)
     merged, replaced = held.merged(imported.batches)
+    months = set(plan_months(plan))
+    outside = sorted({c.month for c in merged.charges} - months)
+    if outside:  # the inputs now end the plan before bills imported earlier: they would drop out of the sheets
+        raise WorkbookError(f"holds bills of {', '.join(outside)}, outside its plan's months now; extend the plan "
+                            "(its `start` and schedule) or import into a workbook whose plan covers them",
+                            source=str(book))
     wb = build_workbook(plan, text, actuals=merged)
     atomic_write(out, wb.save, protect=inputs)
     return ImportResult(out, merged, imported.batches, replaced, imported.warnings)

@@ -73,10 +73,10 @@ def _table(report: VarianceReport, threshold: float, out: TextIO) -> None:
             console.print(Text(f"price per GPU-hour: paid {price:,.4f}, planned "
                                f"{report.planned_price.get(market, 0.0):,.4f} {report.currency}"))
         if market in report.hours and sum(report.hours[market][1]):
-            planned, billed = report.hours[market]
-            to_date = sum(planned[:report.billed])
-            console.print(Text(f"GPU-hours: billed {sum(billed):,.0f}, planned to date {to_date:,.0f} "
-                               f"(implied utilisation vs plan {to_date / sum(billed):.2f}x)"))
+            planned_hours, billed_hours = report.hours[market]
+            to_date = sum(planned_hours[:report.billed])
+            console.print(Text(f"GPU-hours: billed {sum(billed_hours):,.0f}, planned to date {to_date:,.0f} "
+                               f"(implied utilisation vs plan {to_date / sum(billed_hours):.2f}x)"))
     if report.unmapped:
         total = sum(a for _, a, _ in report.unmapped)
         console.print(Text(f"unmapped charges, in no line item ({total:,.2f} {report.currency}):"))
