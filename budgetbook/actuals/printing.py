@@ -72,8 +72,9 @@ def _table(report: VarianceReport, threshold: float, out: TextIO) -> None:
         if price:
             console.print(Text(f"price per GPU-hour: paid {price:,.4f}, planned "
                                f"{report.planned_price.get(market, 0.0):,.4f} {report.currency}"))
-        if market in report.hours and sum(report.hours[market][1]):
-            planned_hours, billed_hours = report.hours[market]
+        hours = report.hours.get(market)
+        if hours is not None and any(hours[1]):
+            planned_hours, billed_hours = hours
             to_date = sum(planned_hours[:report.billed])
             console.print(Text(f"GPU-hours: billed {sum(billed_hours):,.0f}, planned to date {to_date:,.0f} "
                                f"(implied utilisation vs plan {to_date / sum(billed_hours):.2f}x)"))
