@@ -48,7 +48,7 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
     from ..review.extract import current_plan_text
     from ..review.readback import open_book
     from ..workbook.build import build_workbook
-    from .bills import read_bills
+    from .bills import read_bills, sniff
     from .mapping import load_mapping
     from .sheets import plan_months
 
@@ -58,6 +58,7 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
     out = Path(out) if out is not None else book.with_name(f"{book.stem}-actuals.xlsx")
     inputs = [book, *map(Path, bills)] + ([Path(mapping)] if mapping is not None else [])
     check_destination(out, protect=inputs, force=force)
+    sniff([Path(b) for b in bills])  # a 2 GB file or a foreign CSV is refused before the workbook is opened
     opened = open_book(book)
     text = current_plan_text(opened)  # the book's current inputs: an edited input is kept, not regenerated away
     plan = plan_from_text(text, f"{book} (current inputs)")

@@ -66,18 +66,32 @@ def read_bills(paths: list[Path], mapping: Mapping, plan: Plan) -> Imported:
             source = str(path)
             try:
                 header = _header(path)
-                if all(col in header for col in GENERIC_REQUIRED):
+                if _format(header) == "generic":
                     batches = _generic(con, path, header, mapping, plan, months, out.warnings)
-                elif any(col in header for col in FOCUS_MARKERS):
-                    batches = _focus(con, path, header, mapping, plan, months, out.warnings)
                 else:
-                    raise BillError("is neither a FOCUS export (no BilledCost, ChargePeriodStart, ...) nor a generic "
-                                    f"bill (columns {','.join(GENERIC_REQUIRED)}); its header is "
-                                    f"{_clip(','.join(header))}")
+                    batches = _focus(con, path, header, mapping, plan, months, out.warnings)
             except BudgetbookError as exc:
                 raise exc.with_source(source) from None
             out.batches += batches
     return out
+
+
+def sniff(paths: list[Path]) -> None:
+    """Refuse, before any workbook is opened, a bill that is too big, empty, not UTF-8 or of neither format."""
+    for path in paths:
+        try:
+            _format(_header(path))
+        except BudgetbookError as exc:
+            raise exc.with_source(str(path)) from None
+
+
+def _format(header: list[str]) -> str:
+    if all(col in header for col in GENERIC_REQUIRED):
+        return "generic"
+    if any(col in header for col in FOCUS_MARKERS):
+        return "focus"
+    raise BillError("is neither a FOCUS export (no BilledCost, ChargePeriodStart, ...) nor a generic "
+                    f"bill (columns {','.join(GENERIC_REQUIRED)}); its header is {_clip(','.join(header))}")
 
 
 def _plan_months(plan: Plan) -> list[str]:
