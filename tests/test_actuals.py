@@ -157,9 +157,13 @@ def test_check_finds_a_typed_over_actual_and_variance(imported, tmp_path):
 
 def test_cli_actuals_and_variance(capsys, base, tmp_path):
     out = tmp_path / "book.xlsx"
+    inputs = {p: sha(p) for p in (base / "plan.xlsx", base / "aws.csv", base / "map.yaml")}
     code, stdout, err = run(capsys, "actuals", base / "plan.xlsx", base / "aws.csv", "--map", base / "map.yaml",
                             "-o", out, "--format", "json")
     assert code == 0, err
+    assert {p: sha(p) for p in inputs} == inputs  # no input modified
+    code, _, err = run(capsys, "actuals", base / "plan.xlsx", base / "aws.csv", "-o", base / "aws.csv")
+    assert code == 2 and "would overwrite the input file" in err and sha(base / "aws.csv") == inputs[base / "aws.csv"]
     data = json.loads(stdout)
     assert [b["key"] for b in data["imported"]] == ["focus|AWS|123456789012|2026-01-01|",
                                                     "focus|AWS|123456789012|2026-02-01|"]
@@ -304,3 +308,14 @@ def test_variance_formulas_agree_with_the_reference_over_random_plans(plan_and_t
     values = {k.lower(): v for k, v in evaluate_workbook(b"", build_workbook(plan, text, actuals=actuals)).items()}
     for name, expected in compute_variance(plan, actuals).named().items():
         assert values[name.lower()] == pytest.approx(expected, rel=1e-9, abs=1e-6), name
+
+
+def test_hidden_actuals_edited_to_a_foreign_market_is_one_line(capsys, imported, tmp_path):
+    from budgetbook.actuals.embed import SHEET
+
+    wb = openpyxl.load_workbook(imported)
+    ws = wb[SHEET]
+    ws["B4"] = ws["B4"].value.replace('"market":"hyperscaler_commit"', '"market":"elsewhere"', 1)
+    wb.save(tmp_path / "forged.xlsx")
+    code, _, err = run(capsys, "check", tmp_path / "forged.xlsx")
+    assert code == 2 and "market `elsewhere`" in err and len(err.strip().splitlines()) == 1

@@ -37,8 +37,9 @@ def embed_actuals(wb: Any, actuals: Actuals) -> None:
                 cell.data_type = "s"
 
 
-def read_embedded_actuals(wb: Any, data: bytes = b"") -> Actuals | None:
-    """The workbook's actuals, or None when it carries none; `WorkbookError` (no file named) when damaged."""
+def read_embedded_actuals(wb: Any, data: bytes = b"", plan: Any = None) -> Actuals | None:
+    """The workbook's actuals, or None when it carries none; `WorkbookError` (no file named) when damaged, or
+    when they name a market, line item or month that `plan` (the workbook's own) does not have."""
     from ..xlsx.xstring import stored_texts
 
     if SHEET not in wb.sheetnames:
@@ -59,6 +60,24 @@ def read_embedded_actuals(wb: Any, data: bytes = b"") -> Actuals | None:
         value = ws.cell(row, 2).value
         parts.append(exact if exact is not None else unescape(value if isinstance(value, str) else ""))
     try:
-        return Actuals.from_json(json.loads("".join(parts)))
+        actuals = Actuals.from_json(json.loads("".join(parts)))
     except (ValueError, KeyError, TypeError, ArithmeticError) as exc:
         raise WorkbookError(f"sheet `{SHEET}`: the embedded actuals are damaged ({type(exc).__name__})") from None
+    if plan is not None:
+        _refuse_foreign(actuals, plan)
+    return actuals
+
+
+def _refuse_foreign(actuals: Actuals, plan: Any) -> None:
+    from .model import UNMAPPED
+    from .sheets import line_ids, plan_months
+
+    markets, items, months = {m.id for m in plan.markets}, {i for i, _ in line_ids(plan)[:-1]}, set(plan_months(plan))
+    for c in actuals.charges:
+        if c.item == UNMAPPED:
+            known = c.market == ""
+        else:
+            known = c.market in markets and c.item in items
+        if not known or c.month not in months:
+            raise WorkbookError(f"sheet `{SHEET}`: the embedded actuals hold a charge of market `{c.market}`, item "
+                                f"`{c.item}`, month {c.month}, which its plan does not have")

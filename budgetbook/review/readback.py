@@ -160,7 +160,7 @@ def open_book(path: Path) -> OpenedWorkbook:
     from ..actuals.embed import read_embedded_actuals
 
     try:
-        actuals = read_embedded_actuals(wb, loaded.info.data)
+        actuals = read_embedded_actuals(wb, loaded.info.data, plan)
     except WorkbookError as exc:
         raise exc.with_source(str(path)) from None
     return OpenedWorkbook(path, wb, text, tree, plan, names, findings, loaded.info.data, actuals)
