@@ -319,3 +319,19 @@ def test_hidden_actuals_edited_to_a_foreign_market_is_one_line(capsys, imported,
     wb.save(tmp_path / "forged.xlsx")
     code, _, err = run(capsys, "check", tmp_path / "forged.xlsx")
     assert code == 2 and "market `elsewhere`" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_parquet_export_imports_as_its_csv(base, tmp_path):
+    import duckdb
+
+    con = duckdb.connect()  # the CSV with typed columns, as providers ship Parquet: DECIMAL costs, timestamps
+    con.execute(f"""COPY (SELECT * REPLACE (CAST(BilledCost AS DECIMAL(38,10)) AS BilledCost,
+                                  CAST(ChargePeriodStart AS TIMESTAMP) AS ChargePeriodStart)
+                          FROM read_csv('{base / "aws.csv"}', all_varchar=true))
+                    TO '{tmp_path / "aws.parquet"}' (FORMAT parquet)""")
+    con.close()
+    parquet = import_actuals(base / "plan.xlsx", [tmp_path / "aws.parquet"], tmp_path / "p.xlsx",
+                             mapping=base / "map.yaml")
+    csv_ = import_actuals(base / "plan.xlsx", [base / "aws.csv"], tmp_path / "c.xlsx", mapping=base / "map.yaml")
+    assert [(b.key, b.total, b.charges) for b in parquet.actuals.batches] == \
+        [(b.key, b.total, b.charges) for b in csv_.actuals.batches] and parquet.imported[0].total > 0

@@ -3,7 +3,7 @@
 Python never holds the rows: each file is scanned twice (once to validate, once to
 aggregate), in a DuckDB bounded by `MEMORY_LIMIT` that spills to a private
 temporary directory, so a year of exports costs a few hundred MB whatever its size.
-Two formats, told apart by their header:
+Two formats, told apart by their header (a FOCUS export may also be Parquet, read alike):
 
 - FOCUS (the FinOps Foundation's cost-and-usage export): the cost column of the
   mapping (`BilledCost` by default), `BillingCurrency`, `ChargePeriodStart`,
@@ -43,7 +43,7 @@ FOCUS_MARKERS = ("BilledCost", "EffectiveCost", "ChargePeriodStart", "BillingCur
 GENERIC_REQUIRED = ("date", "market", "item", "amount")
 GENERIC_OPTIONAL = ("quantity", "unit", "workload", "currency")
 GPU_HOUR_UNIT = re.compile(r"^\s*gpu[-_ ]?(hours?|hrs?|h)\s*$", re.IGNORECASE)
-FORMULA_START = ("=", "+", "-", "@")
+PARQUET_MAGIC = b"PAR1"
 MONTH = "[0-9]{4}-(0[1-9]|1[0-2])"
 
 
@@ -112,6 +112,8 @@ def _duckdb() -> Iterator[Any]:
     con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "threads": THREADS, "temp_directory": spill,
                                  "preserve_insertion_order": False, "enable_external_access": True})
     try:
+        with contextlib.suppress(duckdb.Error):  # Parquet timestamps with a time zone read as UTC, as FOCUS writes
+            con.execute("SET TimeZone = 'UTC'")
         yield con
     finally:
         con.close()
@@ -130,6 +132,8 @@ def _header(path: Path) -> list[str]:
             head = f.read(HEADER_BYTES)
     except OSError as exc:
         raise BillError(f"cannot read: {exc.strerror or type(exc).__name__}") from None
+    if head.startswith(PARQUET_MAGIC):
+        return _parquet_header(path)
     first = head.split(b"\n", 1)[0].removeprefix(b"\xef\xbb\xbf").rstrip(b"\r")
     if not first.strip():
         raise BillError("is empty: expected a CSV header line")
@@ -144,8 +148,26 @@ def _header(path: Path) -> list[str]:
     return header
 
 
+def _parquet_header(path: Path) -> list[str]:
+    import duckdb
+
+    con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "threads": 1})
+    try:
+        return [row[0] for row in _run(con, f"DESCRIBE SELECT * FROM read_parquet({_lit(str(path))})", what="Parquet")]
+    finally:
+        con.close()
+
+
+def _is_parquet(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC
+
+
 def _scan(path: Path, header: list[str]) -> str:
-    """The `read_csv` of a file, every column text (numbers are cast, and refused, in SQL)."""
+    """The `read_csv` (or `read_parquet`) of a file, every column text (numbers are cast, and refused, in SQL)."""
+    if _is_parquet(path):  # typed columns as text too: a DECIMAL keeps its digits, a timestamp reads as UTC
+        columns = ", ".join(f"CAST({_col(h, header)} AS VARCHAR) AS {_col(h, header)}" for h in header)
+        return f"(SELECT {columns} FROM read_parquet({_lit(str(path))}))"
     columns = ", ".join(f"{_lit(h)}: 'VARCHAR'" for h in header)
     return (f"read_csv({_lit(str(path))}, header=true, auto_detect=false, delim=',', quote='\"', escape='\"', "
             f"columns={{{columns}}}, parallel=true)")
@@ -166,14 +188,14 @@ def _clip(value: Any, width: int = 60) -> str:
     return repr(text if len(text) <= width else text[: width - 3] + "...")
 
 
-def _run(con: Any, sql: str, params: list | None = None) -> list[tuple]:
+def _run(con: Any, sql: str, params: list | None = None, what: str = "CSV") -> list[tuple]:
     import duckdb
 
     try:
         return con.execute(sql, params or []).fetchall()
     except duckdb.Error as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise BillError(f"cannot be read as CSV: {_clip(first, 200)}") from None
+        raise BillError(f"cannot be read as {what}: {_clip(first, 200)}") from None
 
 
 def _validate(con: Any, scan: str, cost: str, date: str, currency: str, quantity: str, what: dict[str, str],
