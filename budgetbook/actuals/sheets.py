@@ -82,6 +82,12 @@ def _header(sheet: Sheet, title: str, subtitle: str, months: list[str]) -> None:
 
 def build_actuals_sheets(book: Blueprint, plan: Plan, actuals: Actuals) -> None:
     months = plan_months(plan)
+    about = book.get("About")
+    row = max(r for r, _ in about.cells) + 1
+    about.put(row, 1, "Bills", "section", text=True)
+    about.put(row, 2, f"Actuals: the imported bills, as values ({len(actuals.batches)} invoices); Variance: the "
+              "plan against them, live. `budgetbook variance this.xlsx` prints it; `budgetbook actuals this.xlsx "
+              "BILLS... -o OUT.xlsx` adds a month (the same invoice again replaces it).", "text", text=True)
     _actuals_sheet(book, plan, actuals, months)
     _variance_sheet(book, plan, actuals, months)
 
