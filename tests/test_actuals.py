@@ -258,7 +258,7 @@ def test_bad_mapping_and_plan_without_start(capsys, base, tmp_path):
     (tmp_path / "map.yaml").write_text("rules: [{match: {}, market: neo_cloud, item: compute, color: red}]\n")
     code, _, err = run(capsys, "actuals", base / "plan.xlsx", base / "aws.csv", "--map", tmp_path / "map.yaml",
                        "-o", tmp_path / "out.xlsx")
-    assert code == 2 and "color" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and "`rules[0].color`: unknown key `color`" in err and len(err.strip().splitlines()) == 1
     plan = tmp_path / "nostart.yaml"
     plan.write_text((Path(__file__).parents[1] / "templates" / "finetune-13b-lora.yaml").read_text())
     generate_workbook(plan, tmp_path / "nostart.xlsx")

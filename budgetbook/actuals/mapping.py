@@ -77,7 +77,6 @@ def load_mapping(path: Path | None, plan: Plan) -> Mapping:
     """The mapping file at `path` (None: no rules, so every FOCUS charge is unmapped), checked against the plan."""
     if path is None:
         return Mapping()
-    from ..plan.loader import describe_validation_error
     from ..plan.yamlsafe import parse_yaml_text
 
     source = str(path)
@@ -95,12 +94,36 @@ def load_mapping(path: Path | None, plan: Plan) -> Mapping:
         data = parse_yaml_text(text)
     except BudgetbookError as exc:
         raise MappingError(exc.reason, source=source) from None
+    if data is not None and not isinstance(data, dict):
+        raise MappingError(f"expected a mapping with the keys {', '.join(Mapping.model_fields)}, got "
+                           f"{type(data).__name__}", source=source)
     try:
         mapping = Mapping.model_validate(data if data is not None else {})
     except ValidationError as exc:
-        raise MappingError(describe_validation_error(exc), source=source) from None
+        raise MappingError(_described(exc), source=source) from None
     refuse_unknown_targets(mapping, plan, source)
     return mapping
+
+
+def _described(exc: ValidationError) -> str:
+    """The plan's wording of a validation error; an unknown key named with the keys allowed there."""
+    from ..plan.loader import describe_validation_error, key_path
+
+    first = exc.errors()[0]
+    if first["type"] == "extra_forbidden":
+        model: type[BaseModel] = Mapping
+        for part in first["loc"][:-1]:
+            field = model.model_fields.get(str(part)) if isinstance(part, str) else None
+            if field is None:
+                continue
+            inner = field.annotation
+            model = next((t for t in getattr(inner, "__args__", ()) + (inner,)
+                          if isinstance(t, type) and issubclass(t, BaseModel)), model)
+        allowed = list(model.model_fields)
+        key = str(first["loc"][-1])
+        return (f"`{key_path(first['loc'])}`: unknown key `{key}`{suggest(key, allowed)} (the keys here: "
+                f"{', '.join(allowed)})")
+    return describe_validation_error(exc)
 
 
 def refuse_unknown_targets(mapping: Mapping, plan: Plan, source: str) -> None:
