@@ -53,18 +53,23 @@ class Match(_Strict):
 
 
 class Rule(_Strict):
-    match: Match
-    market: str
-    item: str
-    workload: str = ""
-    gpus_per_unit: Annotated[float, Field(gt=0, le=1e6)] | None = None
+    match: Match = Field(description="glob patterns (*, ?), case-insensitive; all must match")
+    market: str = Field(description="market id of the plan the charges count for")
+    item: str = Field(description="development line id of the plan (compute, storage_egress, people, ...)")
+    workload: str = Field(default="", description="workload id of the plan, optional")
+    gpus_per_unit: Annotated[float, Field(gt=0, le=1e6)] | None = Field(
+        default=None, description="GPU-hours per unit of ConsumedQuantity (8 for an 8-GPU instance-hour); compute only")
 
 
 class Mapping(_Strict):
-    cost_column: Literal["BilledCost", "EffectiveCost"] = "BilledCost"
-    rates: dict[Annotated[str, Field(pattern=CURRENCY)], Annotated[float, Field(gt=0, le=1e9)]] = \
-        Field(default_factory=dict)
-    rules: Annotated[list[Rule], Field(max_length=MAX_RULES)] = Field(default_factory=list)
+    """Which bill lines are which market, line item and workload of a budgetbook plan."""
+
+    cost_column: Literal["BilledCost", "EffectiveCost"] = Field(
+        default="BilledCost", description="FOCUS cost column: BilledCost (invoiced) or EffectiveCost (amortised)")
+    rates: dict[Annotated[str, Field(pattern=CURRENCY)], Annotated[float, Field(gt=0, le=1e9)]] = Field(
+        default_factory=dict, description="plan currency per unit of a bill's currency (EUR: 1.08)")
+    rules: Annotated[list[Rule], Field(max_length=MAX_RULES)] = Field(
+        default_factory=list, description="first match wins; a charge no rule matches is unmapped")
 
     def rate(self, currency: str, plan_currency: str) -> Decimal | None:
         if currency == plan_currency:
@@ -139,3 +144,9 @@ def refuse_unknown_targets(mapping: Mapping, plan: Plan, source: str) -> None:
         if rule.gpus_per_unit is not None and rule.item != "compute":
             raise MappingError(f"`rules[{i}].gpus_per_unit`: GPU-hours are counted under `compute` only, "
                                f"not `{rule.item}`", source=source)
+
+
+if __name__ == "__main__":  # python -m budgetbook.actuals.mapping > mapping.schema.json
+    import json
+
+    print(json.dumps(Mapping.model_json_schema(), indent=2))
