@@ -121,6 +121,9 @@ def _duckdb() -> Iterator[Any]:
 
 
 def _header(path: Path) -> list[str]:
+    if any(ch in str(path.resolve()) for ch in "*?[{"):  # DuckDB would read the name as a pattern of files
+        raise BillError("has `*`, `?`, `[` or `{` in its path, which the CSV reader takes as a pattern of "
+                        "files; rename or move it")
     try:
         size = path.stat().st_size
         limit = Limits().max_bill_bytes
@@ -153,7 +156,8 @@ def _parquet_header(path: Path) -> list[str]:
 
     con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "threads": 1})
     try:
-        return [row[0] for row in _run(con, f"DESCRIBE SELECT * FROM read_parquet({_lit(str(path))})", what="Parquet")]
+        sql = f"DESCRIBE SELECT * FROM read_parquet({_lit(str(path.resolve()))})"
+        return [row[0] for row in _run(con, sql, what="Parquet")]
     finally:
         con.close()
 
@@ -167,10 +171,10 @@ def _scan(path: Path, header: list[str]) -> str:
     """The `read_csv` (or `read_parquet`) of a file, every column text (numbers are cast, and refused, in SQL)."""
     if _is_parquet(path):  # typed columns as text too: a DECIMAL keeps its digits, a timestamp reads as UTC
         columns = ", ".join(f"CAST({_col(h, header)} AS VARCHAR) AS {_col(h, header)}" for h in header)
-        return f"(SELECT {columns} FROM read_parquet({_lit(str(path))}))"
+        return f"(SELECT {columns} FROM read_parquet({_lit(str(path.resolve()))}))"
     columns = ", ".join(f"{_lit(h)}: 'VARCHAR'" for h in header)
-    return (f"read_csv({_lit(str(path))}, header=true, auto_detect=false, delim=',', quote='\"', escape='\"', "
-            f"columns={{{columns}}}, parallel=true)")
+    return (f"read_csv({_lit(str(path.resolve()))}, header=true, auto_detect=false, delim=',', quote='\"', "
+            f"escape='\"', columns={{{columns}}}, parallel=true)")
 
 
 def _lit(text: str) -> str:
