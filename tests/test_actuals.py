@@ -335,3 +335,19 @@ def test_a_parquet_export_imports_as_its_csv(base, tmp_path):
     csv_ = import_actuals(base / "plan.xlsx", [base / "aws.csv"], tmp_path / "c.xlsx", mapping=base / "map.yaml")
     assert [(b.key, b.total, b.charges) for b in parquet.actuals.batches] == \
         [(b.key, b.total, b.charges) for b in csv_.actuals.batches] and parquet.imported[0].total > 0
+
+
+def test_generic_bills_are_keyed_by_invoice_else_market_item_and_month(base, tmp_path):
+    (tmp_path / "gpu.csv").write_text("date,market,item,amount,quantity,unit,invoice\n"
+                                      "2026-01-20,hyperscaler_commit,compute,1000.50,500,GPU-hours,INV-1\n"
+                                      "2026-01-25,hyperscaler_commit,compute,99.50,50,GPU-hours,INV-2\n")
+    first = import_actuals(base / "plan.xlsx", [base / "payroll.csv", tmp_path / "gpu.csv"], tmp_path / "a.xlsx")
+    keys = [b.key for b in first.actuals.batches]
+    assert keys == ["generic|hyperscaler_commit|people|2026-01", "generic|hyperscaler_commit|people|2026-02",
+                    "generic|invoice|INV-1", "generic|invoice|INV-2"]  # payroll and GPU bills of January apart
+    assert first.actuals.gpu_hours()[("2026-01", "hyperscaler_commit")] == 550
+    (tmp_path / "fix.csv").write_text("date,market,item,amount,invoice\n2026-01-25,hyperscaler_commit,compute,"
+                                      "89.50,INV-2\n")  # a corrected invoice replaces the first
+    again = import_actuals(tmp_path / "a.xlsx", [tmp_path / "fix.csv"], tmp_path / "b.xlsx")
+    assert again.replaced == ["generic|invoice|INV-2"]
+    assert again.actuals.amount("2026-01", "hyperscaler_commit", "compute") == Decimal("1090.00")

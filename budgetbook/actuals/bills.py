@@ -10,7 +10,7 @@ Two formats, told apart by their header (a FOCUS export may also be Parquet, rea
   `ChargeCategory`, `ProviderName`, `ServiceName`; optional `ServiceCategory`,
   `SkuId`, `ChargeDescription`, `ConsumedQuantity`, `Tags`, `BillingAccountId`,
   `BillingPeriodStart`, `InvoiceId`.
-- generic: `date,market,item,amount[,quantity,unit,workload,currency]`, for GPU
+- generic: `date,market,item,amount[,quantity,unit,workload,currency,invoice]`, for GPU
   markets and payroll that export no FOCUS.
 """
 
@@ -41,7 +41,7 @@ HEADER_BYTES = 1_000_000
 FOCUS_REQUIRED = ("BillingCurrency", "ChargePeriodStart", "ChargeCategory", "ProviderName", "ServiceName")
 FOCUS_MARKERS = ("BilledCost", "EffectiveCost", "ChargePeriodStart", "BillingCurrency")
 GENERIC_REQUIRED = ("date", "market", "item", "amount")
-GENERIC_OPTIONAL = ("quantity", "unit", "workload", "currency")
+GENERIC_OPTIONAL = ("quantity", "unit", "workload", "currency", "invoice")
 GPU_HOUR_UNIT = re.compile(r"^\s*gpu[-_ ]?(hours?|hrs?|h)\s*$", re.IGNORECASE)
 PARQUET_MAGIC = b"PAR1"
 MONTH = "[0-9]{4}-(0[1-9]|1[0-2])"
@@ -359,7 +359,7 @@ def _generic(con: Any, path: Path, header: list[str], mapping: Mapping, plan: Pl
     rows = _run(con, f"""
         SELECT substr(trim({col('date')}), 1, 7), coalesce(trim({col('market')}), ''),
                coalesce(trim({col('item')}), ''), coalesce(trim({col('workload')}), ''),
-               coalesce(trim({col('unit')}), ''),
+               coalesce(trim({col('unit')}), ''), coalesce(trim({col('invoice')}), ''),
                sum(CAST(CAST(trim({col('amount')}) AS DECIMAL(38,10)) * {rate} AS DECIMAL(38,10))),
                sum(coalesce(TRY_CAST(trim({col('quantity')}) AS DECIMAL(38,10)), 0)), count(*)
         FROM {scan} GROUP BY ALL ORDER BY ALL""", rate_params)
@@ -367,8 +367,9 @@ def _generic(con: Any, path: Path, header: list[str], mapping: Mapping, plan: Pl
     items = {line.id for line in development_lines(plan)}
     workloads = {w.id for w in plan.workloads}
     charges: dict[str, list[Charge]] = {}
-    for month, market, item, workload, unit, amount, quantity, count in rows:
-        key = f"generic|{market}|{month}"
+    for month, market, item, workload, unit, invoice, amount, quantity, count in rows:
+        # the invoice it names, else one per market, line item and month: a re-import replaces it
+        key = f"generic|invoice|{invoice}" if invoice else f"generic|{market}|{item}|{month}"
         if market not in markets or item not in items:
             what = f"generic: market {market or '(none)'}, item {item or '(none)'} not in the plan"
             charge = Charge(month, "", UNMAPPED, "", amount, Decimal(0), count, what)

@@ -1,7 +1,8 @@
 """The imported facts: batches of charges aggregated by month, market, line item and workload.
 
 A batch is one invoice's worth of charges (FOCUS: provider, billing account,
-billing period and invoice id; generic CSV: market and month). Importing a batch
+billing period and invoice id; generic CSV: its `invoice` column, else market,
+line item and month). Importing a batch
 whose key is already held replaces it, so the same bills imported twice count
 once and a new month's bills append. Amounts are exact decimals in the plan's
 currency (converted at the mapping's rate where the bill is in another).
