@@ -60,6 +60,11 @@ def test_every_dollar_is_accounted_for_to_the_cent(base, tmp_path, column):
     unmapped = sum((c.amount for c in charges if c.item == "unmapped"), Decimal(0))
     assert mapped + unmapped == column_total(rows, column)  # exact decimals: to the cent and beyond
     assert unmapped == Decimal("824.74")  # CloudWatch, two months: listed, never dropped
+    for batch in result.imported:  # each invoice by FOCUS ChargeCategory: they add up to it too
+        spent = dict(batch.categories)
+        assert sum(spent.values(), Decimal(0)) == batch.total
+        assert spent["Credit"] == Decimal("-5000") and spent["Tax"] == Decimal("1234.56")
+        assert spent["Purchase"] == (Decimal("266486.40") if column == "BilledCost" else 0)
     assert [w for w, _, _ in result.actuals.unmapped()] == ["AWS / Amazon CloudWatch / Usage"]
     by_item = {}
     for c in charges:
@@ -239,11 +244,13 @@ def test_currency_with_a_rate_is_converted(base, tmp_path):
 def test_csv_injection_stays_text_and_is_listed(capsys, base, tmp_path):
     rows = focus_rows({"2026-01": 1}, days=2)
     rows[-1] |= {"ServiceName": '=HYPERLINK("http://evil.example","click")'}  # the unmapped CloudWatch row
+    rows[-2] |= {"ChargeCategory": "Refund"}  # not a FOCUS category: listed, and mapped like any charge
     write_focus(tmp_path / "inj.csv", rows)
     out = tmp_path / "out.xlsx"
     code, _, err = run(capsys, "actuals", base / "plan.xlsx", tmp_path / "inj.csv", "--map", base / "map.yaml",
                        "-o", out)
     assert code == 0 and "Warning:" in err and "=HYPERLINK" in err and "written as text" in err
+    assert "ChargeCategory 'Refund' is not one FOCUS defines" in err
     ws = openpyxl.load_workbook(out)["Actuals"]
     cells = [c for row in ws.iter_rows() for c in row if isinstance(c.value, str) and "HYPERLINK" in c.value]
     assert cells and all(c.data_type == "s" for c in cells)

@@ -26,7 +26,8 @@ class ImportResult:
         return {"workbook": str(self.written), "imported": [
             {"key": b.key, "source": b.source, "format": b.format, "cost_column": b.cost_column, "rows": b.rows,
              "total": float(b.total), "unmapped": float(sum((c.amount for c in b.charges if c.item == "unmapped"),
-                                                            Decimal(0))), "replaces": b.key in self.replaced}
+                                                            Decimal(0))), "replaces": b.key in self.replaced,
+             "categories": {k: float(v) for k, v in b.categories}}
             for b in self.imported], "unmapped": unmapped, "warnings": self.warnings}
 
     def summary(self) -> list[str]:
@@ -36,6 +37,8 @@ class ImportResult:
             unmapped = sum((c.amount for c in b.charges if c.item == "unmapped"), Decimal(0))
             lines.append(f"{b.source}: {b.key}: {b.rows:,} rows, {b.cost_column} {b.total:,.2f} = mapped "
                          f"{b.total - unmapped:,.2f} + unmapped {unmapped:,.2f}"
+                         + (" (" + ", ".join(f"{k or '(none)'} {v:,.2f}" for k, v in b.categories) + ")"
+                            if b.categories else "")
                          + (" (replaces the earlier import)" if b.key in self.replaced else ""))
         return lines
 

@@ -44,6 +44,9 @@ GENERIC_REQUIRED = ("date", "market", "item", "amount")
 GENERIC_OPTIONAL = ("quantity", "unit", "workload", "currency", "invoice")
 GPU_HOUR_UNIT = re.compile(r"^\s*gpu[-_ ]?(hours?|hrs?|h)\s*$", re.IGNORECASE)
 PARQUET_MAGIC = b"PAR1"
+# FOCUS 1.0-1.2 ChargeCategory values: a Purchase is a commitment's (or anything's) fee, a Credit is negative,
+# Tax and Adjustment are charges as the invoice states them; each is mapped by the rules like any charge
+CHARGE_CATEGORIES = ("Usage", "Purchase", "Tax", "Credit", "Adjustment")
 MONTH = "[0-9]{4}-(0[1-9]|1[0-2])"
 
 
@@ -299,15 +302,22 @@ def _focus(con: Any, path: Path, header: list[str], mapping: Mapping, plan: Plan
     detail = (f"concat_ws(' / ', coalesce(trim({col('ProviderName')}), ''), coalesce(trim({col('ServiceName')}), ''), "
               f"coalesce(trim({col('ChargeCategory')}), ''))")
     rows = _run(con, f"""
-        SELECT batch, month, rule, CASE WHEN rule IS NULL THEN detail END AS what,
+        SELECT batch, month, rule, CASE WHEN rule IS NULL THEN detail END AS what, category,
                sum(amount), sum(quantity), count(*)
         FROM (SELECT {key} AS batch, substr(trim({date}), 1, 7) AS month, {rule} AS rule, {detail} AS detail,
+                     coalesce(trim({col('ChargeCategory')}), '') AS category,
                      CAST(TRY_CAST(trim({cost}) AS DECIMAL(38,10)) * {rate} AS DECIMAL(38,10)) AS amount,
                      coalesce(TRY_CAST(trim({col('ConsumedQuantity')}) AS DECIMAL(38,10)), 0) AS quantity
               FROM {scan})
         GROUP BY ALL ORDER BY ALL""", rule_params + rate_params)
     charges: dict[str, list[Charge]] = {}
-    for batch, month, index, what, amount, quantity, count in rows:
+    categories: dict[str, dict[str, Decimal]] = {}
+    odd: set[str] = set()
+    for batch, month, index, what, category, amount, quantity, count in rows:
+        spent = categories.setdefault(batch, {})
+        spent[category] = spent.get(category, Decimal(0)) + amount
+        if category not in CHARGE_CATEGORIES:
+            odd.add(category)
         if index is None:
             charge = Charge(month, "", UNMAPPED, "", amount, Decimal(0), count, what)
         else:
@@ -315,11 +325,16 @@ def _focus(con: Any, path: Path, header: list[str], mapping: Mapping, plan: Plan
             hours = quantity * Decimal(str(r.gpus_per_unit)) if r.gpus_per_unit is not None else Decimal(0)
             charge = Charge(month, r.market, r.item, r.workload, amount, hours, count)
         charges.setdefault(batch, []).append(charge)
+    if odd:
+        warnings.append(f"{path}: ChargeCategory {', '.join(_clip(c or '(empty)') for c in sorted(odd))} is not one "
+                        f"FOCUS defines ({', '.join(CHARGE_CATEGORIES)}); those charges are mapped by the rules "
+                        "like any other")
     _warn_formula_text(con, scan, header, path, warnings)
-    return [_batch(key, path, "focus", mapping.cost_column, found) for key, found in charges.items()]
+    return [_batch(key, path, "focus", mapping.cost_column, found, categories[key]) for key, found in charges.items()]
 
 
-def _batch(key: str, path: Path, fmt: str, cost_column: str, charges: list[Charge]) -> Batch:
+def _batch(key: str, path: Path, fmt: str, cost_column: str, charges: list[Charge],
+           categories: dict[str, Decimal] | None = None) -> Batch:
     merged: dict[tuple, Charge] = {}
     for c in charges:  # a rule's charges of one month, whatever else they differed in, are one line
         k = (c.month, c.market, c.item, c.workload, c.detail)
@@ -328,7 +343,7 @@ def _batch(key: str, path: Path, fmt: str, cost_column: str, charges: list[Charg
                                                  was.gpu_hours + c.gpu_hours, was.rows + c.rows, c.detail)
     found = tuple(merged.values())
     return Batch(key, path.name, fmt, cost_column, sum(c.rows for c in found), sum((c.amount for c in found),
-                 Decimal(0)), found)
+                 Decimal(0)), found, tuple(sorted((categories or {}).items())))
 
 
 def _warn_formula_text(con: Any, scan: str, header: list[str], path: Path, warnings: list[str]) -> None:

@@ -49,16 +49,19 @@ class Batch:
     rows: int
     total: Decimal        # the file's cost column over this batch, in the plan's currency
     charges: tuple[Charge, ...]
+    categories: tuple[tuple[str, Decimal], ...] = ()   # FOCUS ChargeCategory -> its total (Usage, Credit, ...)
 
     def as_json(self) -> dict:
         return {"key": self.key, "source": self.source, "format": self.format, "cost_column": self.cost_column,
-                "rows": self.rows, "total": str(self.total), "charges": [c.as_json() for c in self.charges]}
+                "rows": self.rows, "total": str(self.total), "charges": [c.as_json() for c in self.charges],
+                "categories": {k: str(v) for k, v in self.categories}}
 
     @classmethod
     def from_json(cls, data: dict) -> Batch:
         return cls(str(data["key"]), str(data["source"]), str(data["format"]), str(data["cost_column"]),
                    int(data["rows"]), Decimal(str(data["total"])),
-                   tuple(Charge.from_json(c) for c in data["charges"]))
+                   tuple(Charge.from_json(c) for c in data["charges"]),
+                   tuple((str(k), Decimal(str(v))) for k, v in dict(data.get("categories", {})).items()))
 
 
 @dataclass(frozen=True)
