@@ -19,6 +19,8 @@ from ..plan.model import Plan
 from .model import UNMAPPED, Actuals
 from .sheets import MAX_HOURS_WORKLOADS, line_ids, plan_months
 
+HALF_CENT = 0.005  # an overspend below this is floating-point noise of the month sums, not money
+
 
 @dataclass
 class VarianceLine:
@@ -105,7 +107,7 @@ class VarianceReport:
             if line.item == "total":
                 continue
             t = line.totals()
-            if t["variance"] > 0.005 and (t["plan_to_date"] <= 0 or t["variance_pct"] * 100 > threshold_pct):
+            if t["variance"] > HALF_CENT and (t["plan_to_date"] <= 0 or t["variance_pct"] * 100 > threshold_pct):
                 out.append(line)
         return out
 
