@@ -237,6 +237,55 @@ def textconv(
     typer.echo(text, nl=False)
 
 
+# --- budget vs actuals (issue 12): budgetbook/actuals/ -------------------------------------------
+
+
+@app.command()
+def actuals(
+    book: Annotated[Path, typer.Argument(help="Workbook made by `budgetbook generate` or `actuals` (.xlsx).")],
+    bills: Annotated[list[Path], typer.Argument(help="Bills: FOCUS cost-and-usage CSV or generic CSV.")],
+    output: Annotated[Path | None, typer.Option("--output", "-o",
+                                                help="Workbook to write (default: BOOK-actuals.xlsx).")] = None,
+    map: Annotated[Path | None, typer.Option("--map", help="Mapping file (YAML): bill lines to line items.")] = None,
+    format: Annotated[CheckFormat, typer.Option("--format", "-f", help="Output format.")] = CheckFormat.table,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output file.")] = False,
+):
+    """Import bills into a workbook: an Actuals sheet (the bills) and a live Variance sheet against the plan."""
+    from .actuals.api import import_actuals
+
+    result = import_actuals(book, bills, output, mapping=map, force=force)
+    for warning in result.warnings:
+        print(f"Warning: {warning}", file=sys.stderr)
+    if format is CheckFormat.json:
+        typer.echo(json.dumps(result.as_json(), indent=2))
+    else:
+        for line in result.summary():
+            typer.echo(line)
+        typer.echo(f"Wrote {result.written}")
+
+
+@app.command()
+def variance(
+    book: Annotated[Path, typer.Argument(help="Workbook with imported bills (from `budgetbook actuals`).")],
+    format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
+    threshold: Annotated[float, typer.Option(
+        "--threshold", min=0, max=1e6, help="Exit 1 when a line item is over its plan to date by more than "
+                                            "this percentage (default 0: any overspend).")] = 0.0,
+):
+    """Print plan vs actuals per market and line item; exit 1 when one is over budget beyond --threshold."""
+    from .actuals.api import book_variance
+
+    report = book_variance(book)
+    if format is ShowFormat.json:
+        typer.echo(json.dumps(report.as_json(threshold), indent=2))
+    else:
+        from .actuals.printing import render_variance
+
+        render_variance(report, format.value, threshold)
+    if report.over(threshold):
+        raise typer.Exit(1)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the app; a `BudgetbookError` is one line on stderr, anything else one line saying it is a bug."""
     with warnings.catch_warnings(), signals_as_exceptions():

@@ -67,6 +67,10 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     report.findings += figure_findings
     if current is not None:
         report.findings += compare_months(book, evaluated, compute_monthly(current), rel_tol, abs_tol)
+    if current is not None and book.actuals is not None:
+        from ..actuals.check import compare_variance
+
+        report.findings += compare_variance(book, evaluated, current, rel_tol, abs_tol)
     return report
 
 

@@ -64,7 +64,12 @@ def current_ranges(book: OpenedWorkbook, cells: list[InputCell], values: dict[tu
 
 
 def extract_plan_text(path: Path) -> str:
-    book = open_book(path)
+    return current_plan_text(open_book(path))
+
+
+def current_plan_text(book: OpenedWorkbook) -> str:
+    """The plan text of an opened workbook's current inputs (what `extract` writes)."""
+    path = book.path
     cells = input_cells(book.plan)
     values, findings = read_inputs(book, cells, evaluate_formula_inputs(book, cells), {})
     problems = [f for f in findings if f.kind in INPUT_PROBLEMS]

@@ -38,6 +38,7 @@ class OpenedWorkbook:
     names: dict[str, tuple[str, str]]  # lower-case defined name -> (sheet title, "C7")
     findings: list[Finding] = field(default_factory=list)
     data: bytes = b""                  # the checked bytes: evaluate these, not the path again
+    actuals: Any = None                # the imported bills (`actuals.model.Actuals`), when it carries them
 
     @cached_property
     def blueprint(self) -> Any:
@@ -45,6 +46,12 @@ class OpenedWorkbook:
         from ..workbook.build import workbook_blueprint
 
         try:
+            if self.actuals is not None:  # the Actuals and Variance sheets too: laid out for this book alone
+                import datetime as dt
+
+                from ..workbook.build import build_book
+
+                return build_book(self.plan, dt.date(2000, 1, 1), actuals=self.actuals)
             return workbook_blueprint(self.plan)
         except PlanError as exc:  # its ids make one defined name twice: the workbook is what the user gave
             raise WorkbookError(f"its embedded plan cannot be laid out: {exc.reason}", source=str(self.path)) from None
@@ -55,6 +62,8 @@ class OpenedWorkbook:
         from ..workbook.build import workbook_layout
 
         _ = self.blueprint  # laid out together; a plan that cannot be is reported there, in the book's words
+        if self.actuals is not None:
+            return tuple(self.blueprint.layout())
         return workbook_layout(self.plan)
 
     @cached_property
@@ -148,7 +157,13 @@ def open_book(path: Path) -> OpenedWorkbook:
         raise WorkbookError(f"its embedded plan is damaged: {exc.reason}", source=str(path)) from None
     names, findings = workbook_names(wb)
     findings = [Finding(kind, sentence) for kind, sentence in loaded.info.notes()] + findings
-    return OpenedWorkbook(path, wb, text, tree, plan, names, findings, loaded.info.data)
+    from ..actuals.embed import read_embedded_actuals
+
+    try:
+        actuals = read_embedded_actuals(wb, loaded.info.data, plan)
+    except WorkbookError as exc:
+        raise exc.with_source(str(path)) from None
+    return OpenedWorkbook(path, wb, text, tree, plan, names, findings, loaded.info.data, actuals)
 
 
 def _stored_plan_cells(wb, data: bytes) -> dict[str, str] | None:

@@ -61,9 +61,11 @@ def _capped(findings: list[Finding], what: str) -> list[Finding]:
 # ---------------------------------------------------------------- sheets and names
 
 def expected_sheets(book: OpenedWorkbook) -> list[str]:
+    from ..actuals.embed import SHEET as ACTUALS_SHEET
     from ..workbook import EMBED_SHEET
 
-    return [sheet.title for sheet in book.blueprint.sheets] + [EMBED_SHEET]
+    return [sheet.title for sheet in book.blueprint.sheets] + [EMBED_SHEET] + \
+        ([ACTUALS_SHEET] if book.actuals is not None else [])
 
 
 def _sheets(book: OpenedWorkbook) -> list[Finding]:

@@ -23,11 +23,15 @@ from .summary import build_summary
 if TYPE_CHECKING:  # the plan loader lays every plan out (`build_book`): `show` must not pay for openpyxl
     from openpyxl import Workbook
 
+    from ..actuals.model import Actuals
 
-def build_book(plan: Plan, today: dt.date | None = None, version: str = __version__) -> Blueprint:
+
+def build_book(plan: Plan, today: dt.date | None = None, version: str = __version__,
+               actuals: Actuals | None = None) -> Blueprint:
     """The whole workbook as plain data, sheets in tab order: inputs, calculations, outputs.
 
-    `version` is the one written on About (the overwrite guard rebuilds a workbook as it was written).
+    `version` is the one written on About (the overwrite guard rebuilds a workbook as it was written);
+    `actuals` (imported bills) add the Actuals and Variance sheets last.
     """
     book = Blueprint(plan.name)
     inp = Inputs(plan)
@@ -39,6 +43,10 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
     build_procurement(book, plan)
     build_cash_flow(book, plan, inp)
     build_checks(book, plan, inp)
+    if actuals is not None:
+        from ..actuals.sheets import build_actuals_sheets
+
+        build_actuals_sheets(book, plan, actuals)
     return book
 
 
@@ -73,13 +81,17 @@ def workbook_layout(plan: Plan) -> tuple[CellSpec, ...]:
 
 
 def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None, *, version: str = __version__,
-                   stamp: bool = True) -> Workbook:
+                   stamp: bool = True, actuals: Actuals | None = None) -> Workbook:
     """The openpyxl workbook; `stamp=False` leaves out the stamp (to rebuild a workbook made before stamps)."""
     from .openpyxl_book import to_openpyxl
 
     today = today or dt.date.today()
-    wb = to_openpyxl(build_book(plan, today, version))
+    wb = to_openpyxl(build_book(plan, today, version, actuals))
     embed_plan(wb, plan_text)
+    if actuals is not None:
+        from ..actuals.embed import embed_actuals
+
+        embed_actuals(wb, actuals)
     if stamp:
         embedded = read_embedded_plan(wb)
         assert embedded is not None  # just written

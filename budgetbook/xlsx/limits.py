@@ -38,6 +38,9 @@ class Limits:
     # cells the ExcelModel fallback may build (used ranges plus every range read, each ~1 KB); the fast
     # evaluator, which handles every workbook budgetbook writes, needs no such limit
     max_model_cells: int = 500_000
+    # a bill (FOCUS or generic CSV) that `actuals` scans out of core: a month's export of a large account
+    # is a few hundred MB (1,000,000 FOCUS rows are ~330 MB); past this, split the export by month
+    max_bill_bytes: int = 1_000_000_000
 
 
 DEFAULT_LIMITS = Limits()

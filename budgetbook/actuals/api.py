@@ -1,0 +1,99 @@
+"""The library behind `budgetbook actuals` and `budgetbook variance`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+from ..atomic import PathLike, atomic_write, check_destination
+from ..errors import UsageError, WorkbookError
+from .model import Actuals, Batch
+from .variance import VarianceReport, compute_variance
+
+
+@dataclass
+class ImportResult:
+    written: Path
+    actuals: Actuals
+    imported: list[Batch] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        unmapped = [{"what": w, "amount": float(a), "rows": r} for w, a, r in self.actuals.unmapped()]
+        return {"workbook": str(self.written), "imported": [
+            {"key": b.key, "source": b.source, "format": b.format, "cost_column": b.cost_column, "rows": b.rows,
+             "total": float(b.total), "unmapped": float(sum((c.amount for c in b.charges if c.item == "unmapped"),
+                                                            Decimal(0))), "replaces": b.key in self.replaced,
+             "categories": {k: float(v) for k, v in b.categories}}
+            for b in self.imported], "unmapped": unmapped, "warnings": self.warnings}
+
+    def summary(self) -> list[str]:
+        """One line per file's batches: rows, total, mapped, unmapped (every dollar accounted for)."""
+        lines = []
+        for b in self.imported:
+            unmapped = sum((c.amount for c in b.charges if c.item == "unmapped"), Decimal(0))
+            lines.append(f"{b.source}: {b.key}: {b.rows:,} rows, {b.cost_column} {b.total:,.2f} = mapped "
+                         f"{b.total - unmapped:,.2f} + unmapped {unmapped:,.2f}"
+                         + (" (" + ", ".join(f"{k or '(none)'} {v:,.2f}" for k, v in b.categories) + ")"
+                            if b.categories else "")
+                         + (" (replaces the earlier import)" if b.key in self.replaced else ""))
+        return lines
+
+
+def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | None = None, *,
+                   mapping: PathLike | None = None, force: bool = False) -> ImportResult:
+    """Read `bills`, merge them into the book's embedded actuals (same invoice key: replaced) and write the
+    workbook, regenerated from the book's current inputs, with its Actuals and Variance sheets, to `out`."""
+    from ..plan.loader import plan_from_text
+    from ..review.extract import current_plan_text
+    from ..review.readback import open_book
+    from ..workbook.build import build_workbook
+    from .bills import read_bills, sniff
+    from .mapping import load_mapping
+    from .sheets import plan_months
+
+    book = Path(book)
+    if not bills:
+        raise UsageError("give at least one bill file (FOCUS or generic CSV)")
+    out = Path(out) if out is not None else book.with_name(f"{book.stem}-actuals.xlsx")
+    inputs = [book, *map(Path, bills)] + ([Path(mapping)] if mapping is not None else [])
+    check_destination(out, protect=inputs, force=force)
+    sniff([Path(b) for b in bills])  # a 2 GB file or a foreign CSV is refused before the workbook is opened
+    opened = open_book(book)
+    text = current_plan_text(opened)  # the book's current inputs: an edited input is kept, not regenerated away
+    plan = plan_from_text(text, f"{book} (current inputs)")
+    held: Actuals = opened.actuals if opened.actuals is not None else Actuals(plan.currency)
+    if held.currency != plan.currency:
+        raise WorkbookError(f"its bills are in {held.currency} but its plan is now in {plan.currency}",
+                            source=str(book))
+    rules = load_mapping(Path(mapping) if mapping is not None else None, plan)
+    imported = read_bills([Path(b) for b in bills], rules, plan)
+    merged, replaced = held.merged(imported.batches)
+    months = set(plan_months(plan))
+    outside = sorted({c.month for c in merged.charges} - months)
+    if outside:  # the inputs now end the plan before bills imported earlier: they would drop out of the sheets
+        raise WorkbookError(f"holds bills of {', '.join(outside)}, outside its plan's months now; extend the plan "
+                            "(its `start` and schedule) or import into a workbook whose plan covers them",
+                            source=str(book))
+    wb = build_workbook(plan, text, actuals=merged)
+    atomic_write(out, wb.save, protect=inputs)
+    return ImportResult(out, merged, imported.batches, replaced, imported.warnings)
+
+
+def book_variance(book: PathLike) -> VarianceReport:
+    """The Variance of a workbook: its current inputs' plan against its embedded bills (what `check` holds the
+    Variance sheet to)."""
+    from ..plan.loader import plan_from_text
+    from ..review.extract import current_plan_text
+    from ..review.readback import open_book
+
+    book = Path(book)
+    opened = open_book(book)
+    if opened.actuals is None:
+        raise WorkbookError("carries no bills: import them first (`budgetbook actuals BOOK.xlsx BILLS... -o OUT`)",
+                            source=str(book))
+    plan = plan_from_text(current_plan_text(opened), f"{book} (current inputs)")
+    return compute_variance(plan, opened.actuals)

@@ -1,0 +1,128 @@
+"""The imported facts: batches of charges aggregated by month, market, line item and workload.
+
+A batch is one invoice's worth of charges (FOCUS: provider, billing account,
+billing period and invoice id; generic CSV: its `invoice` column, else market,
+line item and month). Importing a batch
+whose key is already held replaces it, so the same bills imported twice count
+once and a new month's bills append. Amounts are exact decimals in the plan's
+currency (converted at the mapping's rate where the bill is in another).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+UNMAPPED = "unmapped"
+
+
+@dataclass(frozen=True)
+class Charge:
+    month: str            # YYYY-MM
+    market: str           # plan market id; "" when unmapped
+    item: str             # development line id, or UNMAPPED
+    workload: str         # workload id or ""
+    amount: Decimal
+    gpu_hours: Decimal = Decimal(0)
+    rows: int = 0
+    detail: str = ""      # unmapped: what the charges are (provider / service / category)
+
+    def as_json(self) -> dict:
+        return {"month": self.month, "market": self.market, "item": self.item, "workload": self.workload,
+                "amount": str(self.amount), "gpu_hours": str(self.gpu_hours), "rows": self.rows,
+                "detail": self.detail}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Charge:
+        return cls(str(data["month"]), str(data["market"]), str(data["item"]), str(data["workload"]),
+                   Decimal(str(data["amount"])), Decimal(str(data["gpu_hours"])), int(data["rows"]),
+                   str(data.get("detail", "")))
+
+
+@dataclass(frozen=True)
+class Batch:
+    key: str              # the invoice identity: a re-import of the same key replaces this batch
+    source: str           # the file it came from (its name only)
+    format: str           # "focus" or "generic"
+    cost_column: str      # BilledCost, EffectiveCost, or amount
+    rows: int
+    total: Decimal        # the file's cost column over this batch, in the plan's currency
+    charges: tuple[Charge, ...]
+    categories: tuple[tuple[str, Decimal], ...] = ()   # FOCUS ChargeCategory -> its total (Usage, Credit, ...)
+
+    def as_json(self) -> dict:
+        return {"key": self.key, "source": self.source, "format": self.format, "cost_column": self.cost_column,
+                "rows": self.rows, "total": str(self.total), "charges": [c.as_json() for c in self.charges],
+                "categories": {k: str(v) for k, v in self.categories}}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Batch:
+        return cls(str(data["key"]), str(data["source"]), str(data["format"]), str(data["cost_column"]),
+                   int(data["rows"]), Decimal(str(data["total"])),
+                   tuple(Charge.from_json(c) for c in data["charges"]),
+                   tuple((str(k), Decimal(str(v))) for k, v in dict(data.get("categories", {})).items()))
+
+
+@dataclass(frozen=True)
+class Actuals:
+    currency: str
+    batches: tuple[Batch, ...] = field(default_factory=tuple)
+
+    def merged(self, new: Iterable[Batch]) -> tuple[Actuals, list[str]]:
+        """These actuals with `new` batches added; a batch with a key already held replaces it (listed)."""
+        held = {b.key: b for b in self.batches}
+        replaced = []
+        for batch in new:
+            if batch.key in held:
+                replaced.append(batch.key)
+            held[batch.key] = batch
+        return Actuals(self.currency, tuple(sorted(held.values(), key=lambda b: b.key))), replaced
+
+    @property
+    def charges(self) -> list[Charge]:
+        return [c for b in self.batches for c in b.charges]
+
+    def markets(self) -> list[str]:
+        return sorted({c.market for c in self.charges if c.item != UNMAPPED})
+
+    def amount(self, month: str, market: str, item: str) -> Decimal:
+        return sum((c.amount for c in self.charges
+                    if c.month == month and c.market == market and c.item == item), Decimal(0))
+
+    def by_cell(self) -> dict[tuple[str, str, str], Decimal]:
+        """(month, market, item) -> amount; unmapped charges under ("month", "", UNMAPPED)."""
+        out: dict[tuple[str, str, str], Decimal] = {}
+        for c in self.charges:
+            key = (c.month, c.market if c.item != UNMAPPED else "", c.item)
+            out[key] = out.get(key, Decimal(0)) + c.amount
+        return out
+
+    def gpu_hours(self) -> dict[tuple[str, str], Decimal]:
+        """(month, market) -> GPU-hours billed under compute."""
+        out: dict[tuple[str, str], Decimal] = {}
+        for c in self.charges:
+            if c.item != UNMAPPED and c.gpu_hours:
+                out[(c.month, c.market)] = out.get((c.month, c.market), Decimal(0)) + c.gpu_hours
+        return out
+
+    def unmapped(self) -> list[tuple[str, Decimal, int]]:
+        """(what, amount, rows) of the unmapped charges, largest first."""
+        found: dict[str, tuple[Decimal, int]] = {}
+        for c in self.charges:
+            if c.item == UNMAPPED:
+                amount, rows = found.get(c.detail, (Decimal(0), 0))
+                found[c.detail] = (amount + c.amount, rows + c.rows)
+        return sorted(((k, a, r) for k, (a, r) in found.items()), key=lambda t: (-abs(t[1]), t[0]))
+
+    def closed_months(self, months: list[str]) -> int:
+        """How many of `months` the bills cover: up to the last month any charge falls in."""
+        seen = {c.month for c in self.charges}
+        return max((n + 1 for n, m in enumerate(months) if m in seen), default=0)
+
+    def as_json(self) -> dict:
+        return {"currency": self.currency, "batches": [b.as_json() for b in self.batches]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Actuals:
+        return cls(str(data["currency"]), tuple(Batch.from_json(b) for b in data["batches"]))

@@ -1,0 +1,85 @@
+"""`budgetbook variance` and `budgetbook actuals` output: table, JSON, CSV and markdown.
+
+CSV and markdown: one row per market and line item (the market's total after its
+lines) with the columns `market,item,label,plan,plan_to_date,actual,variance,
+variance_pct,forecast,at_completion`; `variance_pct` is a share (0.1 = 10 %).
+The table prints one block per market, then the unmapped charges.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from typing import TextIO
+
+from ..plaintext import visible
+from ..printing import FORMULA_STARTS
+from .variance import VarianceReport
+
+COLUMNS = ("plan", "plan_to_date", "actual", "variance", "variance_pct", "forecast", "at_completion")
+
+
+def render_variance(report: VarianceReport, fmt: str, threshold: float, out: TextIO | None = None) -> None:
+    out = out or sys.stdout
+    {"table": _table, "csv": _csv, "markdown": _markdown}[fmt](report, threshold, out)
+
+
+def _safe(text: str) -> str:
+    text = visible(text)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text  # a spreadsheet would run it (CSV injection)
+
+
+def _csv(report: VarianceReport, threshold: float, out: TextIO) -> None:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["market", "item", "label", *COLUMNS])
+    for line in report.lines:
+        totals = line.totals()
+        writer.writerow([line.market, line.item, _safe(line.label), *(repr(totals[c]) for c in COLUMNS)])
+
+
+def _markdown(report: VarianceReport, threshold: float, out: TextIO) -> None:
+    cell = lambda text: " ".join(visible(text).replace("\\", "\\\\").replace("|", "\\|").split())  # noqa: E731
+    out.write("| " + " | ".join(["market", "item", "label", *COLUMNS]) + " |\n")
+    out.write("|" + "---|" * 3 + "---:|" * len(COLUMNS) + "\n")
+    for line in report.lines:
+        totals = line.totals()
+        values = [f"{totals[c] * 100:,.1f} %" if c == "variance_pct" else f"{totals[c]:,.2f}" for c in COLUMNS]
+        out.write(f"| {line.market} | {line.item} | {cell(line.label)} | " + " | ".join(values) + " |\n")
+
+
+def _table(report: VarianceReport, threshold: float, out: TextIO) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(file=out, width=max(110, Console().width), highlight=False)
+    billed = report.months[report.billed - 1] if report.billed else "none"
+    console.print(Text(f"{visible(report.plan)}: plan vs bills ({report.currency}), months billed "
+                       f"{report.months[0]} to {billed} of {report.months[-1]}"))
+    over = {(line.market, line.item) for line in report.over(threshold)}
+    for market in dict.fromkeys(line.market for line in report.lines):
+        table = Table(title=Text(market), title_justify="left")
+        for head in ("line item", "plan to date", "actual", "variance", "variance %", "plan", "forecast"):
+            table.add_column(head, justify="left" if head == "line item" else "right")
+        for line in (ln for ln in report.lines if ln.market == market):
+            t = line.totals()
+            mark = "  OVER" if (line.market, line.item) in over else ""
+            table.add_row(Text(visible(line.label) + mark), f"{t['plan_to_date']:,.2f}", f"{t['actual']:,.2f}",
+                          f"{t['variance']:,.2f}", f"{t['variance_pct'] * 100:,.1f} %", f"{t['plan']:,.2f}",
+                          f"{t['forecast']:,.2f}")
+        console.print(table)
+        _, price = report.prices.get(market, ([], 0.0))
+        if price:
+            console.print(Text(f"price per GPU-hour: paid {price:,.4f}, planned "
+                               f"{report.planned_price.get(market, 0.0):,.4f} {report.currency}"))
+        hours = report.hours.get(market)
+        if hours is not None and any(hours[1]):
+            planned_hours, billed_hours = hours
+            to_date = sum(planned_hours[:report.billed])
+            console.print(Text(f"GPU-hours: billed {sum(billed_hours):,.0f}, planned to date {to_date:,.0f} "
+                               f"(implied utilisation vs plan {to_date / sum(billed_hours):.2f}x)"))
+    if report.unmapped:
+        total = sum(a for _, a, _ in report.unmapped)
+        console.print(Text(f"unmapped charges, in no line item ({total:,.2f} {report.currency}):"))
+        for what, amount, rows in report.unmapped:
+            console.print(Text(f"  {visible(what)}: {amount:,.2f} ({rows:,} rows)"))

@@ -1,0 +1,274 @@
+"""The `Actuals` sheet (the bills, as values) and the live `Variance` sheet, added to the Blueprint.
+
+Actuals: per market that bills map to, one row per development line item with
+each month's billed amount as a named value (`act_<item>_<market>_m<n>`, facts,
+not formulas), the market's total, the GPU-hours billed under compute; then the
+unmapped charges (in no market's total: listed so they are mapped, never lost)
+and the bills imported (their invoice keys).
+
+Variance: per market and line item (and the total), months across, every row
+one formula copied across:
+
+    plan          = the line's Cash flow month             (cf_<item>_<market>_m<n>)
+    plan to date  = IF(month ends <= months of bills, plan, 0)
+    actual        = the Actuals month                      (act_<item>_<market>_m<n>)
+    variance      = actual - plan to date
+    variance %    = variance / plan to date (0 when nothing was planned)
+    cumulative plan, cumulative actual
+    forecast      = IF(month closed, actual, plan); its total is the forecast at completion
+                    (actuals to date + the remaining plan)
+
+and per market the effective price paid per GPU-hour (compute billed / GPU-hours
+billed) where the bills carry quantities.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..lineitems.phasing import month_count
+from ..lineitems.registry import TOTAL, development_lines
+from ..plan.model import Plan
+from ..plan.timing import month_labels
+from ..workbook import style as st
+from ..workbook.grid import Blueprint, Sheet, a1
+from .model import Actuals
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+ACTUALS, VARIANCE = "Actuals", "Variance"
+TOTAL_COL, FIRST = 3, 4
+HEADER_ROW = 4
+# the planned GPU-hours row adds two products per workload: past this many its formula nears Excel's 8,192
+# characters, and the rows are left out (the prices stay)
+MAX_HOURS_WORKLOADS = 40
+
+# the Variance rows of one market and line: (key, label, unit kind, template, total template or None)
+ROWS = (
+    ("plan", "plan", "money", "={cf}", "=SUM({first}:{last})"),
+    ("plan_to_date", "plan to date (months billed)", "money", "=IF({end}<=act_months,{plan},k_none)",
+     "=SUM({first}:{last})"),
+    ("actual", "actual", "money", "={act}", "=SUM({first}:{last})"),
+    ("variance", "variance (actual - plan to date)", "money", "={actual}-{plan_to_date}", "=SUM({first}:{last})"),
+    ("variance_pct", "variance %", "share", "=IF(ABS({plan_to_date})>k_none,{variance}/{plan_to_date},k_none)",
+     "=IF(ABS({plan_to_date})>k_none,{variance}/{plan_to_date},k_none)"),
+    ("cum_plan", "cumulative plan", "money", "=SUM({plan_first}:{plan})", None),
+    ("cum_actual", "cumulative actual", "money", "=SUM({actual_first}:{actual})", None),
+    ("forecast", "forecast (actual where billed, else plan)", "money", "=IF({end}<=act_months,{actual},{plan})",
+     "=SUM({first}:{last})"),
+)
+
+
+def plan_months(plan: Plan) -> list[str]:
+    return month_labels(plan.start, month_count(plan))
+
+
+def line_ids(plan: Plan) -> list[tuple[str, str]]:
+    """(id, label) of the Variance blocks of a market: every development line, then the total."""
+    return [(line.id, line.label) for line in development_lines(plan)] + [(TOTAL.id, TOTAL.label)]
+
+
+def _header(sheet: Sheet, title: str, subtitle: str, months: list[str]) -> None:
+    sheet.put(1, 1, title, "title", text=True)
+    sheet.put(2, 1, subtitle, "subtitle")
+    for col, head in ((1, ""), (2, "Unit"), (TOTAL_COL, "Total")):
+        sheet.put(HEADER_ROW, col, head, "header")
+    for n, label in enumerate(months):
+        sheet.put(HEADER_ROW, FIRST + n, label, "header", text=True)
+    sheet.widths = {1: 52.0, 2: 12.0, TOTAL_COL: 14.0} | {FIRST + n: 12.0 for n in range(len(months))}
+    sheet.freeze = a1(HEADER_ROW + 1, FIRST)
+
+
+def build_actuals_sheets(book: Blueprint, plan: Plan, actuals: Actuals) -> None:
+    months = plan_months(plan)
+    about = book.get("About")
+    row = max(r for r, _ in about.cells) + 1
+    about.put(row, 1, "Bills", "section", text=True)
+    about.put(row, 2, f"Actuals: the imported bills, as values ({len(actuals.batches)} invoices); Variance: the "
+              "plan against them, live. `budgetbook variance this.xlsx` prints it; `budgetbook actuals this.xlsx "
+              "BILLS... -o OUT.xlsx` adds a month (the same invoice again replaces it).", "text", text=True)
+    _actuals_sheet(book, plan, actuals, months)
+    _variance_sheet(book, plan, actuals, months)
+
+
+def _sum_row(book: Blueprint, sheet: Sheet, row: int, months: list[str], name: str, fmt: str,
+             style: str = "calc") -> None:
+    book.formula(sheet, row, TOTAL_COL, f"=SUM({a1(row, FIRST)}:{a1(row, FIRST + len(months) - 1)})", name,
+                 fmt=fmt, style=style)
+
+
+def _values_row(book: Blueprint, sheet: Sheet, row: int, label: str, unit: str, values: list[float], name: str,
+                fmt: str, months: list[str]) -> None:
+    sheet.put(row, 1, label, "label", text=True)
+    sheet.put(row, 2, unit, "unit", text=True)
+    for n, value in enumerate(values):
+        sheet.put(row, FIRST + n, value, "constant", fmt)
+        book.name(f"{name}_m{n + 1}", sheet, row, FIRST + n, "constant")
+    _sum_row(book, sheet, row, months, name, fmt)
+
+
+def _actuals_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[str]) -> None:
+    sheet = book.sheet(ACTUALS, "calc")
+    money = st.money(plan.currency)
+    _header(sheet, f"Actuals: {plan.name}", "What the bills say, month by month (facts, as values: `budgetbook "
+            "actuals` writes them from the imported bills; the Variance sheet holds them against the plan).", months)
+    cells, hours = actuals.by_cell(), actuals.gpu_hours()
+    row = HEADER_ROW + 1
+    sheet.put(row, 1, "Months billed (from the plan's first month to the last month any bill covers)", "label")
+    sheet.put(row, 2, "months", "unit")
+    sheet.put(row, TOTAL_COL, actuals.closed_months(months), "constant", st.COUNT)
+    book.name("act_months", sheet, row, TOTAL_COL, "constant")
+    row += 2
+    labels = {m.id: m.label or m.id for m in plan.markets}
+    for market in actuals.markets():
+        sheet.put(row, 1, f"Bills: {labels[market]}", "section", text=True)
+        row += 1
+        first = row
+        for line_id, label in line_ids(plan)[:-1]:
+            values = [float(cells.get((m, market, line_id), 0)) for m in months]
+            _values_row(book, sheet, row, label, plan.currency, values, f"act_{line_id}_{market}", money, months)
+            row += 1
+        sheet.put(row, 1, f"{TOTAL.label}: {labels[market]}", "figure", text=True)
+        sheet.put(row, 2, plan.currency, "unit", text=True)
+        for n in range(len(months)):
+            col = FIRST + n
+            book.formula(sheet, row, col, f"=SUM({a1(first, col)}:{a1(row - 1, col)})",
+                         f"act_{TOTAL.id}_{market}_m{n + 1}", fmt=money, style="total")
+        _sum_row(book, sheet, row, months, f"act_{TOTAL.id}_{market}", money, "total")
+        row += 1
+        values = [float(hours.get((m, market), 0)) for m in months]
+        _values_row(book, sheet, row, "GPU-hours billed under compute", "GPU-hours", values, f"act_gpuh_{market}",
+                    st.HOURS, months)
+        row += 2
+    sheet.put(row, 1, "Unmapped charges: in no market's total; add a rule to the mapping file", "section")
+    row += 1
+    values = [float(cells.get((m, "", "unmapped"), 0)) for m in months]
+    _values_row(book, sheet, row, "Unmapped", plan.currency, values, "act_unmapped", money, months)
+    row += 1
+    for what, amount, count in actuals.unmapped():
+        sheet.put(row, 1, what, "note", text=True)  # bill text: written as text, never as a formula
+        sheet.put(row, 2, f"{count:,} rows", "unit", text=True)
+        sheet.put(row, TOTAL_COL, _money(amount), "text", money)
+        row += 1
+    row += 1
+    sheet.put(row, 1, "Bills imported (a re-import of the same invoice key replaces it)", "section")
+    row += 1
+    for col, head in ((1, "Invoice key"), (2, "File"), (TOTAL_COL, "Total"), (FIRST, "Rows"), (FIRST + 1, "Column")):
+        sheet.put(row, col, head, "header")
+    for batch in actuals.batches:
+        row += 1
+        sheet.put(row, 1, batch.key, "note", text=True)
+        sheet.put(row, 2, batch.source, "note", text=True)
+        sheet.put(row, TOTAL_COL, _money(batch.total), "text", money)
+        sheet.put(row, FIRST, batch.rows, "text", st.COUNT)
+        sheet.put(row, FIRST + 1, batch.cost_column, "note", text=True)
+
+
+def _money(amount: Decimal) -> float:
+    return float(amount)
+
+
+def _variance_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[str]) -> None:
+    sheet = book.sheet(VARIANCE, "output")
+    money = st.money(plan.currency)
+    _header(sheet, f"Variance: {plan.name}", "Plan (the Cash flow) against the bills (Actuals), per market and "
+            "line item, month by month; the forecast at completion is the actuals to date plus the remaining plan.",
+            months)
+    labels = {m.id: m.label or m.id for m in plan.markets}
+    row, chart_rows, series = HEADER_ROW + 2, [], []
+    last = len(months) - 1
+    for market in actuals.markets():
+        sheet.put(row, 1, f"Variance: {labels[market]}", "section", text=True)
+        row += 1
+        for line_id, label in line_ids(plan):
+            at = {key: row + i for i, (key, *_rest) in enumerate(ROWS)}
+            base = f"var_{line_id}_{market}"
+            for key, what, unit, template, total in ROWS:
+                r = at[key]
+                fmt = money if unit == "money" else st.PERCENT
+                sheet.put(r, 1, f"{label}: {what}", "figure" if key == "forecast" else "label", text=True)
+                sheet.put(r, 2, plan.currency if unit == "money" else "%", "unit", text=True)
+                for n in range(len(months)):
+                    col = FIRST + n
+                    refs = {k: a1(v, col) for k, v in at.items()} | {
+                        "cf": f"cf_{line_id}_{market}_m{n + 1}", "act": f"act_{line_id}_{market}_m{n + 1}",
+                        "end": f"cf_ends_m{n + 1}", "plan_first": _abs_col(at["plan"], FIRST),
+                        "actual_first": _abs_col(at["actual"], FIRST)}
+                    book.formula(sheet, r, col, template.format_map(refs), f"{base}_{key}_m{n + 1}", fmt=fmt,
+                                 item=line_id, market=market)
+                if total is not None:
+                    refs = {k: a1(v, TOTAL_COL) for k, v in at.items()} | {
+                        "first": a1(r, FIRST), "last": a1(r, FIRST + last)}
+                    book.formula(sheet, r, TOTAL_COL, total.format_map(refs), f"{base}_{key}", fmt=fmt,
+                                 kind="figure", style="total" if key == "forecast" else "calc", item=line_id,
+                                 market=market)
+            row += len(ROWS)
+            sheet.put(row, 1, f"{label}: forecast at completion - plan", "label", text=True)
+            sheet.put(row, 2, plan.currency, "unit", text=True)
+            book.formula(sheet, row, TOTAL_COL, f"={a1(at['forecast'], TOTAL_COL)}-{a1(at['plan'], TOTAL_COL)}",
+                         f"{base}_at_completion", kind="figure", fmt=money, item=line_id, market=market)
+            row += 2
+            if line_id == TOTAL.id:
+                chart_rows += [at["cum_plan"], at["cum_actual"]]
+                series += [f"{labels[market]}: plan", f"{labels[market]}: actual"]
+        if len(plan.workloads) <= MAX_HOURS_WORKLOADS:
+            row = _hours_rows(book, sheet, plan, market, labels[market], months, row)
+        sheet.put(row, 1, f"Effective price paid per GPU-hour: {labels[market]}", "label", text=True)
+        sheet.put(row, 2, f"{plan.currency}/GPU-hour", "unit", text=True)
+        price = st.money(plan.currency, 2)
+        for n in range(len(months)):
+            hours, paid = f"act_gpuh_{market}_m{n + 1}", f"act_compute_{market}_m{n + 1}"
+            book.formula(sheet, row, FIRST + n, f"=IF({hours}>k_none,{paid}/{hours},k_none)",
+                         f"var_price_gpuh_{market}_m{n + 1}", fmt=price, market=market)
+        hours, paid = f"act_gpuh_{market}", f"act_compute_{market}"
+        book.formula(sheet, row, TOTAL_COL, f"=IF({hours}>k_none,{paid}/{hours},k_none)", f"var_price_gpuh_{market}",
+                     kind="figure", fmt=price, market=market)
+        row += 1
+        sheet.put(row, 1, f"Planned price per GPU-hour (Procurement): {labels[market]}", "label", text=True)
+        sheet.put(row, 2, f"{plan.currency}/GPU-hour", "unit", text=True)
+        book.formula(sheet, row, TOTAL_COL, f"=prc_avg_price_{market}", f"var_price_plan_{market}", kind="figure",
+                     fmt=price, market=market)
+        row += 3
+    if chart_rows:
+        sheet.chart = {"kind": "line", "title": "Cumulative spend: plan vs actual", "rows": chart_rows,
+                       "labels_row": HEADER_ROW, "first_col": FIRST, "last_col": FIRST + last,
+                       "anchor": f"A{row + 1}", "currency": plan.currency, "series": series}
+
+
+def _hours_rows(book: Blueprint, sheet: Sheet, plan: Plan, market: str, label: str, months: list[str],
+                row: int) -> int:
+    """GPU-hours planned (allocated hours and the failed runs' share of them, spread over each workload's
+    run), planned in the billed months, billed; and planned to date / billed, the implied utilisation against
+    the plan (1 = as planned; 0.8 = a quarter more hours paid for the work)."""
+    rows = {"gpuh_plan": row, "gpuh_plan_to_date": row + 1, "gpuh_actual": row + 2}
+    texts = {"gpuh_plan": "GPU-hours planned (allocated, failed runs included)",
+             "gpuh_plan_to_date": "GPU-hours planned to date (months billed)", "gpuh_actual": "GPU-hours billed"}
+    for key, r in rows.items():
+        sheet.put(r, 1, f"{texts[key]}: {label}", "label", text=True)
+        sheet.put(r, 2, "GPU-hours", "unit", text=True)
+        for n in range(len(months)):
+            col, m = FIRST + n, n + 1
+            if key == "gpuh_plan":
+                parts = [f"cmp_{w.id}_alloc_{market}*cf_t_run_{w.id}_m{m}"
+                         f"+cmp_{w.id}_alloc_{market}*wl_{w.id}_waste*cf_t_run_{w.id}_m{m}" for w in plan.workloads]
+                formula = "=" + "+".join(parts)
+            elif key == "gpuh_plan_to_date":
+                formula = f"=IF(cf_ends_m{m}<=act_months,{a1(rows['gpuh_plan'], col)},k_none)"
+            else:
+                formula = f"=act_gpuh_{market}_m{m}"
+            book.formula(sheet, r, col, formula, f"var_{key}_{market}_m{m}", fmt=st.HOURS, market=market)
+        book.formula(sheet, r, TOTAL_COL, f"=SUM({a1(r, FIRST)}:{a1(r, FIRST + len(months) - 1)})",
+                     f"var_{key}_{market}", kind="figure", fmt=st.HOURS, market=market)
+    r = row + 3
+    sheet.put(r, 1, f"Implied utilisation vs plan (GPU-hours planned to date / billed): {label}", "label", text=True)
+    sheet.put(r, 2, "x", "unit")
+    planned, billed = a1(rows["gpuh_plan_to_date"], TOTAL_COL), a1(rows["gpuh_actual"], TOTAL_COL)
+    book.formula(sheet, r, TOTAL_COL, f"=IF({billed}>k_none,{planned}/{billed},k_none)", f"var_utilisation_{market}",
+                 kind="figure", fmt=st.MULTIPLIER, market=market)
+    return r + 1
+
+
+def _abs_col(row: int, col: int) -> str:
+    ref = a1(row, col)
+    return "$" + ref.rstrip("0123456789") + str(row)
