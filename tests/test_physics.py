@@ -326,3 +326,37 @@ def test_h100_is_the_h100_sxm_not_h800(tmp_path, capsys):
     path.write_text(plan_text({"id": "w", "gpu": "A100-40GB", "ideal_gpu_hours": 1, "mfu": 0.4}))
     code, _, err = run(capsys, "show", path)
     assert code == 2 and "did you mean `A100_40GB`" in err
+
+
+def test_physics_inputs_round_trip_through_the_workbook(tmp_path):
+    """`gpus`, `deadline_days`, `precision` and a model beside the hours come back from `extract` as written."""
+    from budgetbook.api import extract_plan
+
+    text = plan_text(*CROSS)
+    book = tmp_path / "b.xlsx"
+    write_workbook(plan_from_text(text), text, book)
+    wb = openpyxl.load_workbook(book)
+    sheet, cell = next(iter(wb.defined_names["wl_pre_deadline_days"].destinations))
+    wb[sheet][cell.replace("$", "")] = 40  # finance moves the deadline
+    wb.save(book)
+    back = plan_from_text(extract_plan(book))
+    original = plan_from_text(text)
+    assert back.workloads[0].deadline_days.base == 40
+    assert [(w.precision, w.gpus, w.flops, w.hours_given) for w in back.workloads] == \
+        [(w.precision, w.gpus, w.flops, w.hours_given) for w in original.workloads]
+    (row,) = [r for r in plan_physics(back) if r.workload == "pre"]
+    assert row.gpus_for_deadline == pytest.approx(row.allocated_gpu_hours_per_run / (40 * 24))
+
+
+def test_check_finds_a_rewritten_mfu_formula_a_mismatch(tmp_path, capsys):
+    """The MFU row prices nothing: a formula rewritten to another value is a mismatch, not only a changed formula."""
+    text = plan_text(CROSS[1])
+    book = tmp_path / "b.xlsx"
+    write_workbook(plan_from_text(text), text, book)
+    wb = openpyxl.load_workbook(book)
+    sheet, cell = next(iter(wb.defined_names["cmp_rep_mfu_rent"].destinations))
+    wb[sheet][cell.replace("$", "")] = wb[sheet][cell.replace("$", "")].value + "*2"
+    wb.save(book)
+    code, out, _ = run(capsys, "check", book, "--format", "json")
+    found = {(f["kind"], f["name"]) for f in json.loads(out)["findings"]}
+    assert code == 1 and ("mismatch", "cmp_rep_mfu_rent") in found and ("formula_changed", "cmp_rep_mfu_rent") in found
