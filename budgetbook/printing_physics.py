@@ -49,7 +49,9 @@ def render_physics_table(plan: Plan, out: TextIO) -> None:
     for column in ("Market", "Workload", "GPU", "FLOP/run", "Ideal GPU-h/run", "Allocated GPU-h",
                    "Days/run", "GPUs for deadline", "MFU"):
         text = column in ("Market", "Workload", "GPU")
-        table.add_column(column, justify="left" if text else "right", no_wrap=text)
+        # ids fold onto a second line rather than lose their end; numbers never wrap or shrink
+        table.add_column(column, justify="left" if text else "right", no_wrap=not text,
+                         overflow="fold" if text else "ellipsis")
     rows: list[WorkloadPhysics] = plan_physics(plan)
     market = None
     for row in rows:
@@ -64,7 +66,8 @@ def render_physics_table(plan: Plan, out: TextIO) -> None:
                       "" if row.days_per_run is None else f"{row.days_per_run:,.1f}",
                       "" if row.gpus_for_deadline is None else f"{row.gpus_for_deadline:,.0f}",
                       "" if row.mfu is None else f"{row.mfu:.3f}" + (" (stated)" if row.mfu_source == "stated" else ""))
-    Console(file=out, width=max(100, Console().width), highlight=False).print(table)
+    # numbers never wrap or shrink: wide enough for a hybrid's long market ids even when stdout is not a terminal
+    Console(file=out, width=max(140, Console().width), highlight=False).print(table)
 
 
 def render_gpus(rows: list[dict], out: TextIO) -> None:

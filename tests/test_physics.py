@@ -360,3 +360,10 @@ def test_check_finds_a_rewritten_mfu_formula_a_mismatch(tmp_path, capsys):
     code, out, _ = run(capsys, "check", book, "--format", "json")
     found = {(f["kind"], f["name"]) for f in json.loads(out)["findings"]}
     assert code == 1 and ("mismatch", "cmp_rep_mfu_rent") in found and ("formula_changed", "cmp_rep_mfu_rent") in found
+
+
+def test_show_table_prints_the_physics_whole(capsys):
+    code, out, err = run(capsys, "show", "pretrain-7b")
+    assert (code, err) == (0, "")
+    physics = out[out.index("Physics (base case)"):]
+    assert "117,964" in physics and "0.500 (stated)" in physics and "2.1e+23" in physics and "…" not in physics
