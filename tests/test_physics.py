@@ -10,6 +10,7 @@ import yaml
 from cli_run import run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from libreoffice import error_cells, needs_libreoffice, recalculate
 
 from budgetbook.calibration import PUBLISHED_RUNS, percentile, published_mfus
 from budgetbook.physics import plan_physics
@@ -367,3 +368,21 @@ def test_show_table_prints_the_physics_whole(capsys):
     assert (code, err) == (0, "")
     physics = out[out.index("Physics (base case)"):]
     assert "117,964" in physics and "0.500 (stated)" in physics and "2.1e+23" in physics and "…" not in physics
+
+
+@needs_libreoffice
+def test_libreoffice_computes_the_physics_rows_as_the_reference(tmp_path):
+    """The independent oracle: LibreOffice's recalculation of every physics row equals `physics.py` (one conversion)."""
+    markets = [MARKET, {"id": "mix", "hybrid": {"assign": {w["id"]: "rent" for w in CROSS}, "runs": {"rep": 2}}}]
+    text = plan_text(*CROSS, markets=markets)
+    plan = plan_from_text(text)
+    (tmp_path / "in").mkdir()
+    saved = recalculate(write_workbook(plan, text, tmp_path / "in" / "physics.xlsx"), tmp_path / "out")
+    assert error_cells(saved) == []
+    wb = openpyxl.load_workbook(saved, data_only=True)
+    rows = list(physics_rows(plan))
+    assert len(rows) > 20
+    for name, _, _, _, expected in rows:
+        sheet, cell = next(iter(wb.defined_names[name].destinations))
+        got = wb[sheet][cell.replace("$", "")].value
+        assert got == pytest.approx(expected, rel=1e-9), f"{name}: LibreOffice {got!r} != reference {expected!r}"
