@@ -386,3 +386,11 @@ def test_libreoffice_computes_the_physics_rows_as_the_reference(tmp_path):
         sheet, cell = next(iter(wb.defined_names[name].destinations))
         got = wb[sheet][cell.replace("$", "")].value
         assert got == pytest.approx(expected, rel=1e-9), f"{name}: LibreOffice {got!r} != reference {expected!r}"
+
+
+def test_a_price_under_another_name_of_the_same_gpu_is_suggested(tmp_path, capsys):
+    path = tmp_path / "p.yaml"
+    path.write_text(plan_text({"id": "w", "gpu": "H100", "ideal_gpu_hours": 10, "mfu": 0.4},
+                              markets=[{"id": "m", "gpu_prices": {"H100_SXM": 2, "H800": 2}}]))
+    code, _, err = run(capsys, "show", path)
+    assert code == 2 and "no price for GPU `H100`; did you mean `H100_SXM`? (the same GPU, NVIDIA H100 SXM" in err

@@ -241,13 +241,22 @@ class Plan(Strict):
             if market.hybrid is None:
                 for gpu in sorted(needed - set(market.gpu_prices)):
                     raise ValueError(f"`markets[{m}].gpu_prices`: market `{market.id}` has no price for GPU "
-                                     f"`{gpu}`{suggest(gpu, market.gpu_prices)}")
+                                     f"`{gpu}`{_price_suggestion(gpu, market.gpu_prices)}")
             else:
                 _check_hybrid(f"`markets[{m}]", market.hybrid, {w.id for w in self.workloads}, priced)
         for item in LINE_ITEMS:
             if item.section is not None and item.section.validate is not None:
                 item.section.validate(self)
         return self
+
+
+def _price_suggestion(gpu: str, prices: dict) -> str:
+    """A price under another name of the same catalog GPU (`H100` for `H100_SXM`) first, then a close spelling."""
+    known = lookup(gpu)
+    same = [key for key in prices if known is not None and lookup(key) is known]
+    if known is not None and same:
+        return f"; did you mean `{same[0]}`? (the same GPU, {known.name}: name it the same in both places)"
+    return suggest(gpu, prices)
 
 
 def check_start(plan: Plan, start: object, at: str) -> None:
