@@ -29,10 +29,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "budget_text",
+    "calibrate_plan",
     "check_workbook",
     "diff_budgets",
     "extract_plan",
     "generate_workbook",
+    "gpu_catalog",
     "init_plan",
     "list_templates",
     "plan_schema",
@@ -74,6 +76,25 @@ def show_months(spec: str | Path | None = None) -> MonthlyBreakdown:
     from .reference import compute_monthly
 
     return compute_monthly(load_plan(spec))
+
+
+# --- physics (issue 13): the GPU catalog and the calibration against published runs ---------------
+
+def gpu_catalog() -> list[dict[str, Any]]:
+    """The GPU catalog, one dict per GPU: id, name, dense BF16 and FP8 peaks, memory, aliases, source, date."""
+    from dataclasses import asdict
+
+    from .plan.catalog import CATALOG
+
+    return [asdict(gpu) for gpu in CATALOG.values()]
+
+
+def calibrate_plan(spec: str | Path | None = None) -> dict[str, Any]:
+    """Where each workload's MFU sits against the published runs (`calibration.calibrate`)."""
+    from .calibration import calibrate
+    from .plan.loader import load_plan
+
+    return calibrate(load_plan(spec))
 
 
 def plan_schema() -> dict[str, Any]:

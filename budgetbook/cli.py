@@ -35,6 +35,16 @@ _NOTHING_HALF_WRITTEN = "no file was left half-written (outputs are replaced onl
 PlanArgument = Annotated[str | None, typer.Argument(help="Plan file or template name (default: finetune-13b-lora).")]
 
 
+StrictOption = Annotated[bool, typer.Option("--strict", help="Refuse a plan with warnings (exit 2), for CI.")]
+
+
+def _strict() -> None:
+    """`--strict`: the plan's warnings are still shown, then it is refused (exit 2); `main` resets it."""
+    from .strictness import STRICT
+
+    STRICT.set(True)
+
+
 class ShowFormat(str, Enum):
     table = "table"
     json = "json"
@@ -91,10 +101,13 @@ def show(
     plan: PlanArgument = None,
     format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
     by: Annotated[ShowBy | None, typer.Option("--by", help="month: the development cost month by month.")] = None,
+    strict: StrictOption = False,
 ):
-    """Print the reference model's figures for a plan."""
+    """Print the reference model's figures for a plan, and its workloads' GPU-hours, days and MFU."""
     from .api import show_months, show_plan
 
+    if strict:
+        _strict()
     if by is ShowBy.month:
         monthly = show_months(plan)
         if format is ShowFormat.json:
@@ -128,9 +141,13 @@ def generate(
                                                 help="Workbook to write (default: <plan name>.xlsx).")] = None,
     force: Annotated[bool, typer.Option("--force",
                                         help="Replace a workbook even if it was edited since generated.")] = False,
+    strict: StrictOption = False,
 ):
     """Write the plan as an Excel workbook of live formulas."""
     from .api import generate_workbook
+
+    if strict:
+        _strict()
 
     written = generate_workbook(plan, output, force=force)
     typer.echo(f"Wrote {written}")
@@ -284,6 +301,45 @@ def variance(
         render_variance(report, format.value, threshold)
     if report.over(threshold):
         raise typer.Exit(1)
+# --- physics (issue 13): the GPU catalog, calibration against published runs -----------------------
+
+class TableOrJson(str, Enum):
+    table = "table"
+    json = "json"
+
+
+@app.command()
+def gpus(format: Annotated[TableOrJson, typer.Option("--format", "-f", help="Output format.")] = TableOrJson.table):
+    """List the GPU catalog: dense BF16 and FP8 peaks, memory, aliases, source and date."""
+    from .api import gpu_catalog
+
+    rows = gpu_catalog()
+    if format is TableOrJson.json:
+        typer.echo(json.dumps({"gpus": rows}, indent=2))
+    else:
+        from .printing_physics import render_gpus
+
+        render_gpus(rows, sys.stdout)
+
+
+@app.command()
+def calibrate(
+    plan: PlanArgument = None,
+    format: Annotated[TableOrJson, typer.Option("--format", "-f", help="Output format.")] = TableOrJson.table,
+    strict: StrictOption = False,
+):
+    """Show where each workload's MFU sits against published training runs (percentile)."""
+    from .api import calibrate_plan
+
+    if strict:
+        _strict()
+    report = calibrate_plan(plan)
+    if format is TableOrJson.json:
+        typer.echo(json.dumps(report, indent=2))
+    else:
+        from .printing_physics import render_calibration
+
+        render_calibration(report, sys.stdout)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -292,7 +348,13 @@ def main(argv: list[str] | None = None) -> int:
         # "always": a warning is about this plan, so a second run in one process must show it too
         warnings.simplefilter("always")
         warnings.showwarning = lambda message, *a, **k: print(f"Warning: {message}", file=sys.stderr)
-        return _run(argv)
+        from .strictness import STRICT
+
+        strict = STRICT.set(False)  # a command's `--strict` holds for that command only
+        try:
+            return _run(argv)
+        finally:
+            STRICT.reset(strict)
 
 
 def _run(argv: list[str] | None) -> int:

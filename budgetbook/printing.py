@@ -65,13 +65,21 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
                           Text(money(figure.value, breakdown.currency), style=bold),
                           Text(money_range(figure, breakdown.currency)))
         if beside:
-            table.add_row("", Text("not in the total:", style="italic"), "", "")
+            table.add_row("", Text("beside the total, not added to it:", style="italic"), "", "")
         for figure in beside:
-            table.add_row("", Text(f"  {visible(figure.label)}"), Text(money(figure.value, breakdown.currency)),
-                          Text(money_range(figure, breakdown.currency)))
+            table.add_row("", Text(f"  {visible(figure.label)}{BESIDE_NOTES.get(figure.item, '')}"),
+                          Text(money(figure.value, breakdown.currency)), Text(money_range(figure, breakdown.currency)))
         table.add_section()
     # wide enough for a four-market plan even when stdout is not a terminal
     Console(file=out, width=max(100, Console().width), highlight=False).print(table)
+    from .printing_physics import render_physics_table
+
+    render_physics_table(breakdown.source, out)
+
+
+# what a figure beside the total is, so nobody reads it as missing from the total (issue 13)
+BESIDE_NOTES = {"final_run": " (inside Compute)", "serving": " (after training, never added)",
+                "serving_api": " (the same tokens bought, an alternative)"}
 
 
 def _rows(breakdown: Breakdown):
@@ -87,6 +95,17 @@ def render_csv(breakdown: Breakdown, out: TextIO) -> None:
             label = "'" + label
         writer.writerow([name, item, market, label, repr(value),
                          "" if low is None else repr(low), "" if high is None else repr(high)])
+    for name, item, market, label, value in _physics(breakdown):
+        writer.writerow([name, item, market, "'" + label if label.startswith(FORMULA_STARTS) else label,
+                         repr(value), "", ""])
+
+
+def _physics(breakdown: Breakdown):
+    """The physical figures after the money ones (`printing_physics`), text made visible."""
+    from .printing_physics import physics_rows
+
+    for name, item, market, label, value in physics_rows(breakdown.source):
+        yield visible(name), item, visible(market), visible(label), value
 
 
 def render_markdown(breakdown: Breakdown, out: TextIO) -> None:
@@ -97,6 +116,9 @@ def render_markdown(breakdown: Breakdown, out: TextIO) -> None:
     for name, item, market, label, value, low, high in _rows(breakdown):
         out.write(f"| {name} | {item} | {market} | {cell(label)} | {number(value)} | {number(low)} "
                   f"| {number(high)} |\n")
+    for name, item, market, label, value in _physics(breakdown):
+        shown = f"{value:.4g}" if item in ("mfu", "flop_per_run") else number(value)
+        out.write(f"| {name} | {item} | {market} | {cell(label)} | {shown} |  |  |\n")
 
 
 def render_check(report, out: TextIO | None = None) -> None:

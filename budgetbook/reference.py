@@ -56,7 +56,15 @@ class Breakdown:
 
     def as_json(self) -> dict:
         return {"plan": self.plan, "currency": self.currency, "markets": self.markets,
-                "figures": [f.as_dict() for f in self.figures]}
+                "figures": [f.as_dict() for f in self.figures], **self.physics_json()}
+
+    def physics_json(self) -> dict:
+        """`workloads` (hours, days, MFU per workload and market) and `warnings`, beside `figures`."""
+        from .physics import plan_physics
+        from .plan.sanity import plan_sanity
+
+        return {"workloads": [row.as_dict() for row in plan_physics(self.source)],
+                "warnings": [found.as_dict() for found in plan_sanity(self.source)]}
 
     def frame(self) -> pd.DataFrame:
         import pandas as pd

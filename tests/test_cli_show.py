@@ -57,16 +57,26 @@ def test_csv_has_one_row_per_figure_and_agrees_with_json(template, capsys):
     data = json.loads(shown(capsys, "show", template, "--format", "json"))
     rows = list(csv.DictReader(io.StringIO(shown(capsys, "show", template, "--format", "csv"))))
     assert list(rows[0]) == ["name", "item", "market", "label", "value", "low", "high"]
-    assert [r["name"] for r in rows] == [f["name"] for f in data["figures"]]
-    for row, figure in zip(rows, data["figures"]):
+    money, physics = rows[:len(data["figures"])], rows[len(data["figures"]):]
+    assert [r["name"] for r in money] == [f["name"] for f in data["figures"]]
+    for row, figure in zip(money, data["figures"]):
         assert float(row["value"]) == figure["value"]
         assert row["low"] == ("" if "low" not in figure else repr(figure["low"]))
+    # then the physical figures: each a key of the JSON's `workloads`, named as on the Compute sheet
+    from budgetbook.printing_physics import PRINTED
+
+    expected = [(f"cmp_{w['workload']}_{suffix}_{w['market']}", key, w[key]) for w in data["workloads"]
+                for key, suffix, _ in PRINTED if w[key] is not None]
+    assert [(r["name"], r["item"], float(r["value"])) for r in physics] == expected
+    assert "allocated_gpu_hours" in {r["item"] for r in physics}
 
 
 def test_markdown_table(capsys):
     out = shown(capsys, "show", "finetune-13b-lora", "--format", "markdown").splitlines()
     assert out[0] == "| name | item | market | label | value | low | high |"
-    assert len(out) == 2 + 12
+    assert len(out) == 2 + 12 + 4  # the figures, then ideal and allocated GPU-hours on each market
+    assert "| cmp_finetune_alloc_decentralized_market | allocated_gpu_hours | decentralized_market | " \
+           "LoRA fine-tune, 13B on 2B tokens: allocated GPU-hours (all runs) | 48,000.00 |  |  |" in out
     assert "| compute_hyperscaler_on_demand | compute | hyperscaler_on_demand | Compute | 144,000.00 | " \
            "135,000.00 | 162,000.00 |" in out
 
@@ -76,7 +86,9 @@ def test_table_groups_markets_and_keeps_magnitudes_apart(capsys):
     assert "$5,576,000" in out and "$49,275,779" in out
     assert "$12,488,000-$28,616,000" in out  # compute range, low-high
     # final run and serving come after the total, under their own heading
-    assert out.index("Total development cost") < out.index("not in the total") < out.index("Final-run compute")
+    assert out.index("Total development cost") < out.index("beside the total, not added to it") \
+        < out.index("Final-run compute (inside Compute)")
+    assert "Serving (after training, never added)" in out
     out = shown(capsys, "show", "pretrain-7b", "--format", "table")
     for market in ("hyperscaler_commit", "neo_cloud", "decentralized_market", "hybrid"):
         assert market in out

@@ -261,7 +261,7 @@ BASE = template_text("finetune-13b-lora")
 
 PLANS = {
     "integer_400_digits": (BASE.replace("ideal_gpu_hours: 30000", "ideal_gpu_hours: " + "9" * 400),
-                           ("`workloads[0].ideal_gpu_hours` (line 33): the number 999999999999... "
+                           ("`workloads[0].ideal_gpu_hours` (line 37): the number 999999999999... "
                            "(400 characters) is too large for any plan")),
     "integer_5000_digits": (BASE.replace("count: 2 ", "count: " + "9" * 5000 + " "),
                             "`people.roles[0].count`"),

@@ -18,7 +18,7 @@ from ..plan.model import Plan
 from ..workbook import style as st
 from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
-from ..workbook.rows import CalcSheet, Rows
+from ..workbook.rows import CalcSheet, CellOf, Rows
 from .base import Line, LineItem, one_sheet, rule
 from .markets import paying_market, runs_on
 from .phasing import run_window
@@ -103,6 +103,7 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                          runs=lambda m: inp.runs(plan, w, m))
         alloc = sheet.row("Allocated GPU-hours (all runs)", "GPU-hours", st.HOURS, "={per_run}*{runs}",
                           f"{name}_alloc", per_run=per_run, runs=runs)
+        _physics_rows(sheet, inp, w, key, name, per_run)
         price = sheet.row(f"Price per GPU-hour ({w.gpu})", f"{plan.currency}/GPU-hour", money2, "={price}",
                           f"{name}_price", price=lambda m: inp.price(paying_market(plan, w, m), w.gpu))
         computes.append(sheet.row("Compute", plan.currency, money0, "={alloc}*{price}", f"{name}_compute",
@@ -143,6 +144,38 @@ def _hours_per_run_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name:
                          utilization=inp[key + ("utilization",)])
     return sheet.row("Allocated GPU-hours per run (ideal / MFU)", "GPU-hours", st.HOURS, "={ideal}/{mfu}",
                      f"{name}_alloc_run", ideal=ideal, mfu=inp[key + ("mfu",)])
+
+
+def _physics_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name: str, per_run: int) -> None:
+    """Issue 13: the workload's model against its hours (MFU), its wall-clock days, the GPUs for its deadline.
+
+    `physics.py` is the reference of these rows, written apart; none of them changes a cost.
+    """
+    way = w.hours_given
+    if w.flops is not None:
+        if way == "flops":
+            ideal: Any = CellOf(f"{name}_ideal")
+        else:  # hours given otherwise, the model beside them: its 6ND ideal, to judge the hours by
+            flops = key + ("flops",)
+            flop = sheet.row("Training FLOP per run (model: FLOP/param/token x params x tokens)", "FLOP", st.BIG,
+                             "={per}*{params}*{tokens}", f"{name}_flop", per=inp[flops + ("flops_per_param_token",)],
+                             params=inp[flops + ("params",)], tokens=inp[flops + ("tokens",)])
+            ideal = sheet.row("Ideal GPU-hours per run (model, at peak FLOP/s)", "GPU-hours", st.HOURS,
+                              "={flop}/({peak}*k_flop_per_tflop)/k_seconds_per_hour",
+                              f"{name}_flops_ideal" if way == "ideal_gpu_hours" else f"{name}_ideal",
+                              flop=flop, peak=inp[key + ("peak_tflops",)])
+        sheet.row("MFU (model's ideal GPU-hours at peak / allocated GPU-hours per run)", "share of peak", st.SHARE,
+                  "={ideal}/{per_run}", f"{name}_mfu", ideal=ideal, per_run=per_run)
+    elif w.mfu is not None:
+        sheet.row("MFU (as stated)", "share of peak", st.SHARE, "={mfu}", f"{name}_mfu", mfu=inp[key + ("mfu",)])
+    gpus = key + ("gpus",) if w.gpus is not None else key + ("cluster", "gpus") if w.cluster is not None else None
+    if gpus is not None:
+        sheet.row("Wall-clock days per run (allocated GPU-hours per run / GPUs / 24)", "days", st.COUNT,
+                  "={per_run}/{gpus}/k_hours_per_day", f"{name}_days", per_run=per_run, gpus=inp[gpus])
+    if w.deadline_days is not None:
+        sheet.row("GPUs for the deadline (allocated GPU-hours per run / (deadline days x 24))", "GPUs", st.COUNT,
+                  "={per_run}/({days}*k_hours_per_day)", f"{name}_gpus_needed", per_run=per_run,
+                  days=inp[key + ("deadline_days",)])
 
 
 def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:

@@ -1,7 +1,12 @@
-"""GPU catalog: peak dense BF16 throughput (no 2:4 sparsity), each with its source.
+"""GPU catalog: peak dense throughput (no 2:4 sparsity) at BF16 and FP8, memory, each with its source.
 
-Source: vendor datasheets, as collected in shared/reference/published-runs.md
-(read 2026-11-30). Many public tables quote the sparse figure, twice these.
+Source: vendor datasheets (the first seven as collected in shared/reference/published-runs.md,
+read 2026-11-30; the others read 2026-12-01). Many public tables quote the sparse figure, twice
+these: NVIDIA's datasheets mark it with an asterisk ("with sparsity"); the dense figure is half.
+`budgetbook gpus` lists the catalog.
+
+Ids are what a plan writes as `gpu:` (and as a market's `gpu_prices` key); `lookup` also takes the
+names people write (`H100`, `A100-80GB`, `gaudi3`), case and `-`/`_`/space aside.
 """
 
 from __future__ import annotations
@@ -15,21 +20,81 @@ class Gpu:
     name: str
     dense_bf16_tflops: float
     source: str
+    dense_fp8_tflops: float | None = None   # None: no FP8 tensor cores
+    memory_gb: float = 0.0
+    aliases: tuple[str, ...] = ()
+    as_of: str = "2026-11-30"
+
+    def peak(self, precision: str) -> float | None:
+        """Dense peak TFLOP/s at `bf16` or `fp8`; None where the GPU has no FP8."""
+        return self.dense_fp8_tflops if precision == "fp8" else self.dense_bf16_tflops
 
 
-AS_OF = "2026-11-30"
+AS_OF = "2026-12-01"
+PRECISIONS = ("bf16", "fp8")
 
 CATALOG: dict[str, Gpu] = {
     gpu.id: gpu
     for gpu in (
-        Gpu("A100", "NVIDIA A100 SXM 80GB", 312.0, "NVIDIA A100 datasheet"),
-        Gpu("H100_SXM", "NVIDIA H100 SXM", 989.0, "NVIDIA H100 datasheet"),
-        Gpu("H100_PCIE", "NVIDIA H100 PCIe", 756.0, "NVIDIA H100 datasheet"),
-        Gpu("H800", "NVIDIA H800 SXM", 989.0, "same compute as H100 SXM, reduced NVLink (NVIDIA)"),
-        Gpu("H200", "NVIDIA H200 SXM", 989.0, "NVIDIA H200 datasheet"),
-        Gpu("B200", "NVIDIA B200", 2250.0, "NVIDIA Blackwell datasheet"),
-        Gpu("MI300X", "AMD Instinct MI300X", 1307.0, "AMD Instinct MI300X datasheet"),
+        Gpu("A100", "NVIDIA A100 SXM 80GB", 312.0, "NVIDIA A100 datasheet (312 dense BF16; no FP8)",
+            None, 80, ("A100_80GB", "A100_SXM", "A100_SXM4")),
+        Gpu("A100_40GB", "NVIDIA A100 SXM 40GB", 312.0, "NVIDIA A100 datasheet (312 dense BF16; no FP8)",
+            None, 40, ("A100_SXM4_40GB",), "2026-12-01"),
+        Gpu("H100_SXM", "NVIDIA H100 SXM", 989.0, "NVIDIA H100 datasheet (BF16 1,979 / FP8 3,958 with sparsity)",
+            1979.0, 80, ("H100", "H100_SXM5", "H100_80GB")),
+        Gpu("H100_PCIE", "NVIDIA H100 PCIe", 756.0, "NVIDIA H100 datasheet (BF16 1,513 / FP8 3,026 with sparsity)",
+            1513.0, 80),
+        Gpu("H100_NVL", "NVIDIA H100 NVL", 835.0, "NVIDIA H100 datasheet (BF16 1,671 / FP8 3,341 with sparsity)",
+            1671.0, 94, (), "2026-12-01"),
+        Gpu("H800", "NVIDIA H800 SXM", 989.0, "same compute as H100 SXM, reduced NVLink (NVIDIA)", 1979.0, 80,
+            ("H800_SXM",)),
+        Gpu("H200", "NVIDIA H200 SXM", 989.0, "NVIDIA H200 datasheet (same compute as H100 SXM)", 1979.0, 141,
+            ("H200_SXM",)),
+        Gpu("B200", "NVIDIA B200", 2250.0, "NVIDIA Blackwell datasheet (HGX B200: BF16 2.25 / FP8 4.5 PFLOPS dense)",
+            4500.0, 180),
+        Gpu("GB200", "NVIDIA GB200 (one Blackwell GPU of an NVL72)", 2500.0,
+            "NVIDIA GB200 NVL72 datasheet (BF16 360 / FP8 720 PFLOPS per 72 GPUs with sparsity; 13.4 TB HBM3e)",
+            5000.0, 186, ("GB200_NVL72",), "2026-12-01"),
+        Gpu("L40S", "NVIDIA L40S", 362.0, "NVIDIA L40S datasheet (BF16 362 | 733 with sparsity; FP8 733 | 1,466)",
+            733.0, 48, (), "2026-12-01"),
+        Gpu("V100", "NVIDIA V100 SXM2 32GB", 125.0,
+            "NVIDIA V100 datasheet (125 FP16 tensor TFLOPS: V100 has no BF16, FP16 is its mixed precision)",
+            None, 32, ("V100_SXM2", "V100_32GB"), "2026-12-01"),
+        Gpu("MI250X", "AMD Instinct MI250X", 383.0, "AMD Instinct MI250X datasheet (383 BF16, no sparsity; no FP8)",
+            None, 128, (), "2026-12-01"),
+        Gpu("MI300X", "AMD Instinct MI300X", 1307.0, "AMD Instinct MI300X datasheet (BF16 1,307.4 / FP8 2,614.9 dense)",
+            2614.9, 192),
+        Gpu("MI325X", "AMD Instinct MI325X", 1307.4,
+            "AMD Instinct MI325X datasheet (BF16 1,307.4 / FP8 2,614.9 dense, 256 GB HBM3E)",
+            2614.9, 256, (), "2026-12-01"),
+        Gpu("TPU_v5p", "Google Cloud TPU v5p (one chip)", 459.0,
+            "Google Cloud TPU v5p documentation (459 BF16 TFLOPS, 918 INT8 TOPS, 95 GB HBM2e; no FP8)",
+            None, 95, ("TPUv5p", "TPU_V5P"), "2026-12-01"),
+        Gpu("Gaudi3", "Intel Gaudi 3", 1835.0,
+            "Intel Gaudi 3 white paper (1,835 TFLOPS BF16 and FP8 matrix, 128 GB HBM2e)", 1835.0, 128,
+            ("Gaudi_3", "HL_325L"), "2026-12-01"),
     )
 }
 
 MFU_WARNING = 0.6
+
+
+def _key(name: str) -> str:
+    return name.upper().replace("-", "_").replace(" ", "_")
+
+
+_BY_KEY: dict[str, Gpu] = {}
+for _gpu in CATALOG.values():
+    for _name in (_gpu.id, *_gpu.aliases):
+        _BY_KEY.setdefault(_key(_name), _gpu)
+
+
+def lookup(name: str) -> Gpu | None:
+    """The catalog entry of a GPU as a plan names it (an id or an alias, any case); None if not in it."""
+    return _BY_KEY.get(_key(name))
+
+
+def plan_spelling(name: str) -> str | None:
+    """The id to write in a plan for a name people write (`A100-40GB` -> `A100_40GB`), if the catalog knows it."""
+    gpu = lookup(name)
+    return None if gpu is None else gpu.id

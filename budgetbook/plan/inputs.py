@@ -96,7 +96,9 @@ def input_cells(plan: Plan) -> list[InputCell]:
             # the catalog's peak is shown as an input, so finance sees (and may edit) it
             found.insert(0, InputCell(f"wl_{workload.id}_peak_tflops", ("workloads", i, "peak_tflops"),
                                       f"{label} peak tflops", workload.peak,
-                                      bounds_of(type(workload), "peak_tflops"), f"catalog: {workload.gpu}"))
+                                      bounds_of(type(workload), "peak_tflops"),
+                                      f"catalog: {workload.gpu}" + ("" if workload.precision == "bf16"
+                                                                    else f", {workload.precision.upper()}")))
         cells += found
     for item in LINE_ITEMS:
         if item.section is not None:

@@ -13,7 +13,8 @@ from pydantic import BaseModel, ValidationError
 from ..errors import PlanError
 from ..lineitems.registry import PLAN_MODEL
 from ..plaintext import visible
-from .catalog import CATALOG, MFU_WARNING
+from ..strictness import STRICT
+from .catalog import plan_spelling
 from .model import GPU_PATTERN, ID_PATTERN, Plan, suggest
 from .templates import _templates_dir, template_description, template_names, template_text  # noqa: F401 - loader's API
 from .yamlsafe import parse_yaml_text, printable_key, read_plan_text
@@ -103,8 +104,17 @@ def plan_from_data(data: Any, source: str = "<plan>", *, shaped_like: Plan | Non
         raise PlanError("the plan is nested too deeply", source=source) from None
     if shaped_like is None or _ids(plan) != _ids(shaped_like):
         refuse_unwritable(plan, source)
-    for message in plan_warnings(plan):
+    from .sanity import impossible
+
+    problem = impossible(plan)
+    if problem is not None:
+        raise PlanError(problem, source=source)
+    found = plan_warnings(plan)
+    for message in found:
         warnings.warn(visible(f"{source}: {message}"), PlanWarning, stacklevel=2)
+    if found and STRICT.get():
+        raise PlanError(f"{len(found)} warning{'s' if len(found) > 1 else ''} (above); --strict makes them errors",
+                        source=source)
     return plan
 
 
@@ -198,6 +208,9 @@ def describe_validation_error(exc: ValidationError) -> str:
     if kind == "string_pattern_mismatch":
         pattern = error["ctx"]["pattern"]
         message = f"expected {PATTERN_WORDS.get(pattern, f'text matching {pattern}')}, got {_shown(given)}"
+        spelled = plan_spelling(given) if pattern == GPU_PATTERN and isinstance(given, str) else None
+        if spelled is not None:
+            message += f"; did you mean `{spelled}` (the catalog's id for it)?"
     elif kind == "literal_error":
         options = re.findall(r"'([^']*)'", error["ctx"]["expected"])
         message = (f"expected one of {', '.join(f'`{o}`' for o in options)}, got {_shown(given)}"
@@ -239,16 +252,9 @@ def _allowed_keys(loc: tuple) -> list[str]:
 
 
 def plan_warnings(plan: Plan) -> list[str]:
-    found = []
-    for i, workload in enumerate(plan.workloads):
-        gpu = CATALOG.get(workload.gpu)
-        if workload.peak_tflops is not None and gpu is not None:
-            for value in {workload.peak_tflops.low, workload.peak_tflops.base, workload.peak_tflops.high}:
-                if value >= 1.9 * gpu.dense_bf16_tflops:
-                    found.append(f"`workloads[{i}].peak_tflops` {value:g} is about twice the dense BF16 "
-                                 f"peak of {gpu.id} ({gpu.dense_bf16_tflops:g}): a sparse figure?")
-                    break
-        if workload.mfu is not None and workload.mfu.high > MFU_WARNING:
-            found.append(f"`workloads[{i}].mfu` {workload.mfu.high:g} is above {MFU_WARNING:g}: "
-                         "published large runs reach 0.35-0.55")
-    return found
+    """Every sanity warning of a valid plan, one line each (`plan.sanity` holds the rules)."""
+    from .sanity import plan_sanity
+
+    return [found.message for found in plan_sanity(plan)]
+
+

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .catalog import CATALOG
+from .catalog import CATALOG, PRECISIONS, lookup
 from .numbers import Num, num
 from .timing import Month, Months, Start, offset_of
 
@@ -118,7 +118,15 @@ class Workload(Strict):
     kind: Literal[WORKLOAD_KINDS] = "other"  # type: ignore[valid-type]
     gpu: str = Field(pattern=GPU_PATTERN)
     peak_tflops: Annotated[Num, num(0, 1e5, gt=True, unit="TFLOP/s", lowers_cost=True,
-                                    description="peak dense BF16; defaults to the catalog's")] | None = None
+                                    description="peak dense at `precision`; defaults to the catalog's")] | None = None
+    # physics (issue 13): the precision the catalog's peak is read at, the GPUs a run uses (wall-clock
+    # days) and a deadline (GPUs needed); none of them changes a cost
+    precision: Literal[PRECISIONS] = "bf16"  # type: ignore[valid-type]
+    gpus: Annotated[Num, num(0, 1e7, gt=True, unit="GPUs", description="GPUs one run uses, for its wall-clock "
+                                                                       "days")] | None = None
+    deadline_days: Annotated[Num, num(0, 3650, gt=True, unit="days", description="wall-clock days one run "
+                                                                                 "must fit in, for the GPUs "
+                                                                                 "it needs")] | None = None
     runs: Annotated[Num, num(0, 1e5, unit="runs")] = Num.of(1)
     ideal_gpu_hours: Hours | None = None
     flops: Flops | None = None
@@ -143,20 +151,32 @@ class Workload(Strict):
                 raise ValueError(f"`{efficiency[0]}` does not apply: `{way}` hours are already allocated")
         elif len(efficiency) != 1:
             raise ValueError(f"give exactly one of `utilization` or `mfu` for `{way}` hours")
-        if way == "flops" and self.peak_tflops is None and self.gpu not in CATALOG:
-            raise ValueError(f"GPU `{self.gpu}` is not in the catalog: give `peak_tflops`"
-                             f"{suggest(self.gpu, CATALOG)}")
+        if self.flops is not None and self.peak_tflops is None:
+            gpu = lookup(self.gpu)
+            if gpu is None:
+                raise ValueError(f"GPU `{self.gpu}` is not in the catalog (`budgetbook gpus` lists it): give "
+                                 f"`peak_tflops`{suggest(self.gpu, CATALOG)}")
+            if gpu.peak(self.precision) is None:
+                raise ValueError(f"the catalog's {gpu.name} has no {self.precision.upper()} tensor cores: "
+                                 f"use `precision: bf16`, or give `peak_tflops` for `precision: {self.precision}`")
         return self
 
     @property
     def hours_given(self) -> str:
-        return exactly_one(self, ("ideal_gpu_hours", "flops", "cluster", "allocated_gpu_hours"), "the hours")
+        """Where the hours come from; `flops` beside another source is the model the hours are checked against."""
+        sources = ("ideal_gpu_hours", "cluster", "allocated_gpu_hours")
+        if self.flops is not None and not any(getattr(self, name) is not None for name in sources):
+            return "flops"
+        return exactly_one(self, sources, "the hours (`flops` may come beside one of them, as its model)")
 
     @property
     def peak(self) -> Num:
         if self.peak_tflops is not None:
             return self.peak_tflops
-        catalog = CATALOG[self.gpu].dense_bf16_tflops
+        gpu = lookup(self.gpu)
+        catalog = gpu.peak(self.precision) if gpu is not None else None
+        if catalog is None:
+            raise LookupError(f"no catalog peak for `{self.gpu}` at {self.precision}")
         return Num(catalog, catalog, catalog, False, True)
 
 
@@ -221,13 +241,22 @@ class Plan(Strict):
             if market.hybrid is None:
                 for gpu in sorted(needed - set(market.gpu_prices)):
                     raise ValueError(f"`markets[{m}].gpu_prices`: market `{market.id}` has no price for GPU "
-                                     f"`{gpu}`{suggest(gpu, market.gpu_prices)}")
+                                     f"`{gpu}`{_price_suggestion(gpu, market.gpu_prices)}")
             else:
                 _check_hybrid(f"`markets[{m}]", market.hybrid, {w.id for w in self.workloads}, priced)
         for item in LINE_ITEMS:
             if item.section is not None and item.section.validate is not None:
                 item.section.validate(self)
         return self
+
+
+def _price_suggestion(gpu: str, prices: dict) -> str:
+    """A price under another name of the same catalog GPU (`H100` for `H100_SXM`) first, then a close spelling."""
+    known = lookup(gpu)
+    same = [key for key in prices if known is not None and lookup(key) is known]
+    if known is not None and same:
+        return f"; did you mean `{same[0]}`? (the same GPU, {known.name}: name it the same in both places)"
+    return suggest(gpu, prices)
 
 
 def check_start(plan: Plan, start: object, at: str) -> None:

@@ -108,7 +108,10 @@ def _number(value: Any, bounds: Bounds, what: str = "") -> float:
     if not math.isfinite(number):
         raise ValueError(f"expected a finite number{what}, got {value!r}")
     if not bounds.allows(number):
-        raise ValueError(f"must be {bounds.describe()}{what}, got {_fmt(number)}")
+        # a share written as a percentage (`waste: 25`, `mfu: 45`): say the likely fix
+        share = bounds.unit.startswith("share") and number > bounds.maximum and bounds.allows(number / 100)
+        hint = f": it is a share, did you mean {_fmt(number / 100)}?" if share else ""
+        raise ValueError(f"must be {bounds.describe()}{what}, got {_fmt(number)}{hint}")
     return number
 
 

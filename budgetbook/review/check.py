@@ -20,6 +20,7 @@ from . import audit, structure
 from .compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, compare_figures
 from .findings import ERROR, INPUT_PROBLEMS, SEVERITY_ORDER, Finding
 from .months import compare_months
+from .physics_check import compare_physics
 from .readback import OpenedWorkbook, open_book, read_inputs
 
 
@@ -67,6 +68,7 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     report.findings += figure_findings
     if current is not None:
         report.findings += compare_months(book, evaluated, compute_monthly(current), rel_tol, abs_tol)
+        report.findings += compare_physics(book, evaluated, current, rel_tol)
     if current is not None and book.actuals is not None:
         from ..actuals.check import compare_variance
 

@@ -31,7 +31,7 @@ def _note(plan: Plan, cell: InputCell) -> str:
     if cell.note:
         return cell.note
     if cell.path[0] == "workloads" and cell.path[-1] == "peak_tflops":
-        return "peak dense BF16"
+        return f"peak dense {plan.workloads[cell.path[1]].precision.upper()}"
     return ""
 
 

@@ -1,0 +1,199 @@
+"""Sanity rules: a valid plan whose numbers are probably wrong, each with the likely fix.
+
+A warning (`Sanity`) goes to stderr and into `show --format json`'s `warnings`; `--strict`
+turns warnings into exit 2. A value that is physically impossible (a run that would use more
+than the GPUs' peak) is an error (`impossible`), whatever the flag.
+
+The bands, with their evidence (`budgetbook/calibration.py` holds the published runs):
+
+- MFU: published runs imply 0.14-0.51 (Llama 3.1 8B to LLaMA 13B), median ~0.39; the best
+  reported large-scale training reaches ~0.55 (MegaScale, arXiv 2402.15627: 55.2 % on 12,288
+  GPUs). Below 0.10 or above 0.60 is out of the ordinary.
+- parameters: the smallest model anyone budgets GPU-hours for has millions; the largest dense
+  published run has 405B (Llama 3.1); more per token is the total of a mixture of experts.
+- tokens: a training run sees millions of tokens at least.
+- price per GPU-hour: published H100 rates run $1.80-12 (late 2025, published-runs.md), A100
+  and older GPUs less, B200/GB200 more; below $0.10 or above $50 is a unit slip (per node, per
+  month, per GPU-second).
+- runs: sweeps run tens to hundreds; above 1,000 is out of the ordinary.
+- waste: seed 000 budgets 20-30 % of compute; above 100 % is a share written as a percentage.
+- stated ideal hours against the 6ND ideal when both are given: more than 3x apart.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from .catalog import MFU_WARNING, lookup
+from .model import Plan
+
+MFU_LOW, MFU_HIGH = 0.10, MFU_WARNING
+PARAMS_LOW, PARAMS_DENSE_HIGH = 1e6, 500e9
+TOKENS_LOW = 1e6
+PRICE_LOW, PRICE_HIGH = 0.10, 50.0
+RUNS_HIGH = 1000
+WASTE_ORDINARY, WASTE_SHARE = 0.5, 1.0
+IDEAL_RATIO = 3.0
+
+
+@dataclass(frozen=True)
+class Sanity:
+    key: str        # key path, `workloads[0].mfu`
+    message: str    # the whole line, starting with the key in backticks
+
+    def as_dict(self) -> dict[str, str]:
+        return {"key": self.key, "message": self.message}
+
+
+def _published() -> str:
+    from ..calibration import published_mfus
+
+    mfus = published_mfus()
+    return f"{mfus[0]:.2f}-{mfus[-1]:.2f} (median {statistics.median(mfus):.2f})"
+
+
+def _values(num: Any) -> list[float]:
+    return list(dict.fromkeys((num.low, num.base, num.high)))
+
+
+def _n(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
+def _as_share(key: str, value: float) -> str:
+    return f"`{key}: {_n(value)}` is a share ({value * 100:,.0f} %): did you mean {value / 100:g}?"
+
+
+def plan_sanity(plan: Plan) -> list[Sanity]:
+    """Every warning of a plan, in plan order."""
+    found: list[Sanity] = []
+    warn = lambda key, message: found.append(Sanity(key, message))  # noqa: E731
+    for m, market in enumerate(plan.markets):
+        for gpu, price in market.gpu_prices.items():
+            key = f"markets[{m}].gpu_prices.{gpu}"
+            for value in _values(price):
+                if 0 < value < PRICE_LOW or value > PRICE_HIGH:
+                    guess = f"did you mean {value / 1000:g}?" if value > PRICE_HIGH else "a price per GPU-hour?"
+                    warn(key, f"`{key}` {value:,.4g} {plan.currency} per GPU-hour is far from the published "
+                              f"range (H100 $1.80-12, late 2025; below {PRICE_LOW:g} or above {PRICE_HIGH:g} is "
+                              f"a unit slip: per node, per month?): {guess}")
+                    break
+    for i, w in enumerate(plan.workloads):
+        at = f"workloads[{i}]"
+        _workload(warn, at, w)
+    return found
+
+
+def _workload(warn, at: str, w: Any) -> None:
+    gpu = lookup(w.gpu)
+    if w.peak_tflops is not None and gpu is not None:
+        dense = gpu.peak(w.precision) or gpu.dense_bf16_tflops
+        for value in _values(w.peak_tflops):
+            if value >= 1.9 * dense:
+                fp8 = gpu.dense_fp8_tflops
+                hint = (" (or the FP8 peak: then say `precision: fp8`)"
+                        if w.precision == "bf16" and fp8 and abs(value - fp8) < 0.05 * fp8 else "")
+                warn(f"{at}.peak_tflops", f"`{at}.peak_tflops` {value:g} is about twice the dense "
+                     f"{w.precision.upper()} peak of {gpu.id} ({dense:g}): a sparse figure?{hint}")
+                break
+    if w.mfu is not None:
+        for value in _values(w.mfu):
+            if value > MFU_HIGH:
+                warn(f"{at}.mfu", f"`{at}.mfu` {value:g} is above {MFU_HIGH:g}: published large runs reach "
+                     f"0.35-0.55 (implied {_published()}, see `budgetbook calibrate`)")
+                break
+            if value < MFU_LOW:
+                warn(f"{at}.mfu", f"`{at}.mfu` {value:g} is below {MFU_LOW:g}: published runs imply {_published()}: "
+                     f"did you mean {value * 10:g}?")
+                break
+    for section in ("flops", "checkpoints"):
+        model = getattr(w, section)
+        if model is not None and getattr(model, "params", None) is not None:
+            _params(warn, f"{at}.{section}.params", model.params, section == "flops")
+    if w.flops is not None:
+        for value in _values(w.flops.tokens):
+            if value < TOKENS_LOW:
+                key = f"{at}.flops.tokens"
+                warn(key, f"`{key}` {value:g} is a count of tokens, not trillions or billions: "
+                          f"did you mean {value:g}e12 or {value:g}e9?")
+                break
+    for value in _values(w.runs):
+        if value > RUNS_HIGH:
+            warn(f"{at}.runs", f"`{at}.runs` {_n(value)} is out of the ordinary (sweeps run tens to hundreds, "
+                 f"above {RUNS_HIGH:,} is rare): did you mean fewer runs, or GPU-hours in `allocated_gpu_hours`?")
+            break
+    for value in _values(w.waste):
+        if value > WASTE_SHARE:
+            warn(f"{at}.waste", _as_share(f"{at}.waste", value))
+            break
+        if value > WASTE_ORDINARY:
+            warn(f"{at}.waste", f"`{at}.waste` {value:g} is {value * 100:.0f} % of compute thrown away: seed 000 "
+                 "budgets 0.20-0.30; more is out of the ordinary")
+            break
+    _against_model(warn, at, w)
+
+
+def _params(warn, key: str, params: Any, per_token: bool) -> None:
+    for value in _values(params):
+        if value < PARAMS_LOW:
+            warn(key, f"`{key}` {value:g} is a count of parameters, not billions: did you mean {value:g}e9?")
+            return
+        if per_token and value > PARAMS_DENSE_HIGH:
+            warn(key, f"`{key}` {value:,.3g} is more than any published dense run (Llama 3.1 405B): for a "
+                      "mixture of experts, FLOPs count the active parameters per token (DeepSeek-V3: 37e9 of "
+                      "671e9); the total belongs in `checkpoints.params`")
+            return
+
+
+def _against_model(warn, at: str, w: Any) -> None:
+    """Hours given beside a model (`flops`): judge the implied MFU, or the stated ideal hours against 6ND."""
+    from ..lineitems.scenario import Resolved
+    from ..physics import run_physics
+
+    if w.flops is None or w.hours_given == "flops" or _peak_missing(w):
+        return
+    base = run_physics(Resolved(w, "base"))
+    if w.hours_given == "ideal_gpu_hours":
+        stated, model = base.ideal_gpu_hours or 0.0, base.flops_gpu_hours or 0.0
+        ratio = stated / model if model else 0.0
+        if ratio > IDEAL_RATIO or 0 < ratio < 1 / IDEAL_RATIO:
+            key = f"{at}.ideal_gpu_hours"
+            warn(key, f"`{key}` {_n(stated)} is {ratio:,.3g}x the 6ND ideal at peak ({_n(model)} GPU-hours "
+                      "from `flops`): ideal hours are at peak FLOP/s; check the parameters, the tokens or the hours")
+        return
+    mfu = base.mfu or 0.0
+    key = f"{at}.{w.hours_given}"
+    if MFU_HIGH < mfu <= 1:
+        warn(key, f"`{key}` implies an MFU of {mfu:.3g} with `flops` (6ND at peak / allocated hours): above "
+                  f"{MFU_HIGH:g}, more than published large runs reach (see `budgetbook calibrate`)")
+    elif 0 < mfu < MFU_LOW:
+        warn(key, f"`{key}` implies an MFU of {mfu:.3g} with `flops` (6ND at peak / allocated hours): below "
+                  f"{MFU_LOW:g}, published runs imply {_published()}: check the parameters and tokens")
+
+
+def _peak_missing(w: Any) -> bool:
+    if w.peak_tflops is not None:
+        return False
+    gpu = lookup(w.gpu)
+    return gpu is None or gpu.peak(w.precision) is None
+
+
+def impossible(plan: Plan) -> str | None:
+    """The first physically impossible value: hours that deliver more FLOPs than the GPUs' peak."""
+    from ..lineitems.scenario import Resolved
+    from ..physics import run_physics
+
+    for i, w in enumerate(plan.workloads):
+        if w.flops is None or w.hours_given in ("flops", "ideal_gpu_hours") or _peak_missing(w):
+            continue
+        for scenario in ("base", "low", "high"):
+            run = run_physics(Resolved(w, scenario))
+            if run.mfu is not None and run.mfu > 1:
+                case = "" if scenario == "base" else f" (in the {scenario} case)"
+                return (f"`workloads[{i}].{w.hours_given}`: {_n(run.allocated_gpu_hours)} GPU-hours cannot do "
+                        f"the {run.flop:.3g} FLOP of `flops`{case}: that is an MFU of {run.mfu:.3g}, above the "
+                        "GPUs' peak; for a mixture of experts give the active parameters per token in "
+                        "`flops.params` (DeepSeek-V3: 37e9 of 671e9)")
+    return None

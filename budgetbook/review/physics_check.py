@@ -1,0 +1,42 @@
+"""`check` of the physical figures (issue 13): the Compute sheet's FLOP, GPU-hours, MFU, days and GPUs rows.
+
+They price nothing, so no money figure would notice a rewritten one: each is held against the
+reference (`physics.py`, recomputed from the workbook's own inputs) like a figure, a `mismatch`
+error beyond the relative tolerance.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .compare import close_enough
+from .findings import Finding, clipped, jsonable
+
+if TYPE_CHECKING:
+    from ..plan.model import Plan
+    from .readback import OpenedWorkbook
+
+ABS_TOL = 1e-9  # the figures are hours, shares and counts, not money: the currency tolerance does not apply
+
+
+def compare_physics(book: OpenedWorkbook, evaluated: dict[str, Any], current: Plan,
+                    rel_tol: float) -> list[Finding]:
+    from ..printing_physics import physics_rows
+    from .readback import is_error_value
+
+    findings = []
+    for name, _item, market, label, expected in physics_rows(current):
+        where = book.locate(name)
+        value = evaluated.get(name.lower())
+        if where is None or value is None or is_error_value(value):
+            continue  # reported already: missing, or an error value (audit_formulas)
+        number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        if number is None:
+            message = f"{label} ({market}) is {clipped(value)}, not a number"
+        elif close_enough(number, expected, rel_tol, ABS_TOL):
+            continue
+        else:
+            message = f"{label} ({market}) is {number:,.6g}; the reference model gives {expected:,.6g}"
+        findings.append(Finding("mismatch", message, where[0], where[1], name, expected,
+                                number if number is not None else jsonable(value)))
+    return findings
