@@ -22,7 +22,7 @@ from .compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, compare_figures
 from .findings import ERROR, INPUT_PROBLEMS, SEVERITY_ORDER, Finding
 from .months import compare_months
 from .readback import OpenedWorkbook, open_book, read_inputs
-from .scenario import in_scenario, read_ranges, read_scenario
+from .scenario import computed_findings, in_scenario, read_ranges, read_scenario
 
 
 @dataclass
@@ -71,6 +71,7 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     if current is not None:
         monthly = compute_monthly(current, PLAN_SCENARIO[scenario])
         report.findings += compare_months(book, evaluated, monthly, rel_tol, abs_tol)
+        report.findings += computed_findings(book, current, rel_tol, abs_tol)
     return report
 
 

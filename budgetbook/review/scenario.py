@@ -92,3 +92,45 @@ def in_scenario(breakdown: Breakdown, scenario: str) -> Breakdown:
     figures = [dataclasses.replace(f, value=f.value if getattr(f, end) is None else getattr(f, end))
                for f in breakdown.figures]
     return dataclasses.replace(breakdown, figures=figures)
+
+
+def computed_findings(book: OpenedWorkbook, current: Any, rel_tol: float, abs_tol: float) -> list[Finding]:
+    """Warnings where the numbers budgetbook computed (Sensitivity totals, Summary percentiles) no longer fit
+    the edited inputs: they are values, computed for the plan as generated, and do not move with an edit.
+
+    A number typed over while the inputs are unchanged is a `structure` error (the audit holds each to
+    what budgetbook wrote); this is the other case, inputs edited, and only a warning: the fix is to
+    extract the plan and generate again.
+    """
+    from ..plan.inputs import input_cells
+    from ..workbook.percentiles import simulated
+    from ..workbook.sensitivity import TITLE
+    from .compare import close_enough
+
+    if [c.num for c in input_cells(current)] == [c.num for c in input_cells(book.plan)]:
+        return []
+    expected: dict[str, float] = {}
+    if any(spec.name.startswith("sim_") for spec in book.layout):
+        for market, stats in simulated(current).markets.items():
+            expected |= {f"sim_{key}_{market}": getattr(stats, key) for key in ("p10", "p50", "p90")}
+    if TITLE in {sheet.title for sheet in book.blueprint.sheets}:
+        from ..ranges.sensitivity import sensitivity
+
+        result = sensitivity(current)
+        expected["sens_base"] = result.base
+        for k, swing in enumerate(result.inputs, 1):
+            expected |= {f"sens_low_{k}": swing.low_total, f"sens_high_{k}": swing.high_total}
+    stale: list[tuple[str, str, str, float, float]] = []
+    for name, want in expected.items():
+        where = book.locate(name)
+        have = book.raw(name) if where is not None else None
+        if where is not None and isinstance(have, (int, float)) and not isinstance(have, bool) \
+                and not close_enough(float(have), want, rel_tol, abs_tol):
+            stale.append((name, where[0], where[1], float(have), want))
+    if not stale:
+        return []
+    name, sheet, cell, have, want = stale[0]
+    more = f" (and {len(stale) - 1} more)" if len(stale) > 1 else ""
+    return [Finding("mismatch", f"`{name}` was computed by budgetbook for the inputs as generated ({have:,.2f}); with "
+                    f"the current inputs it is {want:,.2f}{more}: run `budgetbook extract` and `generate` again to "
+                    "refresh the computed numbers", sheet, cell, name, want, have, severity="warning")]

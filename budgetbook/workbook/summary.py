@@ -7,6 +7,7 @@ from ..lineitems.registry import TOTAL, beside_lines, development_lines
 from ..plan.model import Plan
 from . import style as st
 from .grid import Blueprint
+from .percentiles import add_percentiles
 from .rows import FIRST_COL, CalcSheet, CellOf, NameOf, Rows
 
 
@@ -33,6 +34,7 @@ def build_summary(book: Blueprint, plan: Plan) -> None:
         sheet.gap()
     if f"{final_run.TOKENS}_{plan.markets[0].id}" in book.specs:
         _per_million_tokens(sheet, plan, total, final_row)
+    add_percentiles(sheet, plan)  # ranges: P10/P50/P90 computed by budgetbook
     sheet.sheet.put(sheet.sheet.row, 1, "All checks pass (see Checks)", "section")
     book.formula(sheet.sheet, sheet.sheet.row, FIRST_COL, "=checks_ok", "sum_checks_ok", kind="check", style="check")
     sheet.sheet.red_when_false.append(f"C{sheet.sheet.row}")
