@@ -131,6 +131,6 @@ def computed_findings(book: OpenedWorkbook, current: Any, rel_tol: float, abs_to
         return []
     name, sheet, cell, have, want = stale[0]
     more = f" (and {len(stale) - 1} more)" if len(stale) > 1 else ""
-    return [Finding("mismatch", f"`{name}` was computed by budgetbook for the inputs as generated ({have:,.2f}); with "
+    return [Finding("stale", f"`{name}` was computed by budgetbook for the inputs as generated ({have:,.2f}); with "
                     f"the current inputs it is {want:,.2f}{more}: run `budgetbook extract` and `generate` again to "
-                    "refresh the computed numbers", sheet, cell, name, want, have, severity="warning")]
+                    "refresh the computed numbers", sheet, cell, name, want, have)]
