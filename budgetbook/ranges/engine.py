@@ -21,14 +21,10 @@ from pydantic import BaseModel
 from ..lineitems.phasing import month_count
 from ..lineitems.registry import LINE_ITEMS, TOTAL, lines
 from ..lineitems.scenario import MarketView, Resolved
-from ..plan.inputs import InputCell, input_cells
+from ..plan.inputs import InputCell
 from ..plan.model import Plan
 from ..plan.numbers import Num
-
-
-def ranged_inputs(plan: Plan) -> list[InputCell]:
-    """The plan's inputs that carry a range (low < high), in Inputs sheet order."""
-    return [cell for cell in input_cells(plan) if cell.num.ranged and cell.num.low < cell.num.high]
+from .ranged import ranged_inputs
 
 
 class Vectors(Resolved):

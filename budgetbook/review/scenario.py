@@ -107,7 +107,7 @@ def computed_findings(book: OpenedWorkbook, current: Any, rel_tol: float, abs_to
     from ..workbook.sensitivity import TITLE
     from .compare import close_enough
 
-    if [c.num for c in input_cells(current)] == [c.num for c in input_cells(book.plan)]:
+    if {c.name: c.num for c in input_cells(current)} == {c.name: c.num for c in input_cells(book.plan)}:
         return []
     expected: dict[str, float] = {}
     if any(spec.name.startswith("sim_") for spec in book.layout):

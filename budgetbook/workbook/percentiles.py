@@ -25,7 +25,7 @@ def simulated(plan: Plan) -> Any:
 
 
 def add_percentiles(sheet: CalcSheet, plan: Plan) -> None:
-    from ..ranges.engine import ranged_inputs
+    from ..ranges.ranged import ranged_inputs
 
     if not ranged_inputs(plan):
         return

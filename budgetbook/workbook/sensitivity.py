@@ -35,7 +35,7 @@ def _result(plan: Plan) -> Any:
 
 
 def build_sensitivity(book: Blueprint, plan: Plan) -> None:
-    from ..ranges.engine import ranged_inputs
+    from ..ranges.ranged import ranged_inputs
 
     count = len(ranged_inputs(plan))
     if not count:
