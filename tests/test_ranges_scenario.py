@@ -78,7 +78,7 @@ def _template_plans():
         yield template, plan_from_text(text, source), text
 
 
-@settings(max_examples=4)  # ~2 s each: three evaluations of a fresh workbook
+@settings(max_examples=4)  # ~3 s each: two evaluations and a check of a fresh workbook
 @given(plan_and_text=plans())
 def test_formulas_engine_moves_with_the_scenario(plan_and_text, tmp_path_factory):
     plan, text = plan_and_text
@@ -87,7 +87,15 @@ def test_formulas_engine_moves_with_the_scenario(plan_and_text, tmp_path_factory
     for scenario in CHOICES:
         path = folder / f"{scenario}.xlsx"
         with_scenario(wb, scenario).save(path)
-        assert disagreements(plan, evaluate_workbook(path), scenario) == []
+        if scenario != "worst":
+            assert disagreements(plan, evaluate_workbook(path), scenario) == []
+            continue
+        # `check` evaluates the book too, and holds it against the reference in its scenario (Cash flow included)
+        report = check_workbook(path)
+        assert report.ok, [f.message for f in report.findings if f.severity == "error"]
+        assert {f.kind for f in report.findings} <= {"input_changed"}
+        values = {r["name"]: r["value"] for r in report.figures} | {"checks_ok": True}
+        assert disagreements(plan, values, scenario) == []
 
 
 def _books(cases, folder, scenarios=CHOICES) -> list:
