@@ -78,7 +78,7 @@ def _template_plans():
         yield template, plan_from_text(text, source), text
 
 
-@settings(max_examples=4)  # ~3 s each: two evaluations and a check of a fresh workbook
+@settings(max_examples=3)  # ~2.5 s each: two evaluations and a check of a fresh workbook
 @given(plan_and_text=plans())
 def test_formulas_engine_moves_with_the_scenario(plan_and_text, tmp_path_factory):
     plan, text = plan_and_text
@@ -111,13 +111,13 @@ def _books(cases, folder, scenarios=CHOICES) -> list:
 
 @needs_libreoffice
 @settings(max_examples=1)
-@given(cases=st.lists(plans(), min_size=3, max_size=3))
+@given(cases=st.lists(plans(), min_size=1, max_size=1))  # about 1.5 s a book: 10 books in CI's 40 s of new tests
 def test_libreoffice_reproduces_show_in_every_scenario(cases, tmp_path_factory):
-    """Every template and random plans, best and worst (base: test_workbook_libreoffice), one conversion."""
+    """Every template and a random plan, best and worst (base: test_workbook_libreoffice), one conversion;
+    the formulas engine takes more random plans (above)."""
     folder = tmp_path_factory.mktemp("lo")
     randoms = [(f"random{i}", plan, text) for i, (plan, text) in enumerate(cases)]
     books = _books(list(_template_plans()) + randoms, folder / "in", ("best", "worst"))
-    books += _books(randoms, folder / "in", ("base",))
     outs = recalculate_all([path for _, _, path in books], folder / "out")
     wrong = [d for (plan, scenario, _), out in zip(books, outs, strict=True)
              for d in disagreements(plan, cell_values(out), scenario)]
