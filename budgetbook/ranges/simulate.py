@@ -1,10 +1,11 @@
 """`simulate`: Monte Carlo over the ranges, every sample of every market in one vectorised pass.
 
 Each ranged input is drawn `samples` times from a distribution over its (low, base, high): triangular
-(mode = base) or PERT (a beta scaled to [low, high], mode = base, shape 4). The draws are made in the
-Inputs sheet's order from one `numpy.random.default_rng(seed)`, so the same plan, seed and sample count
-give the same numbers. What is correlated and what is not: see `engine.py` (one draw per input,
-shared by every workload and market that reads it; different inputs independent).
+(mode = base) or PERT (a beta scaled to [low, high], mode = base, shape 4). The draws are made from one
+`numpy.random.default_rng(seed)`, 100,000 samples at a time (memory stays bounded), in each chunk input by
+input in the Inputs sheet's order, so the same plan, seed and sample count give the same numbers. What is
+correlated and what is not: see `engine.py` (one draw per input, shared by every workload and market that
+reads it; different inputs independent).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ DEFAULT_SEED = 0
 MAX_SAMPLES = 10_000_000
 PERCENTILES = {"p10": 10, "p50": 50, "p90": 90}
 PERT_SHAPE = 4.0
+CHUNK = 100_000   # samples drawn and computed at once; the draws of a chunk are made input by input
 
 
 @dataclass
@@ -80,8 +82,13 @@ def sample_totals(plan: Plan, samples: int, seed: int, distribution: str) -> dic
     if seed < 0:
         raise UsageError(f"`--seed {seed}`: expected a whole number, at least 0")
     rng = np.random.default_rng(seed)
-    columns = {id(cell.num): draw(cell, rng, samples, distribution) for cell in ranged_inputs(plan)}
-    return totals(plan, columns, samples)
+    cells = ranged_inputs(plan)
+    parts: list[dict[str, np.ndarray]] = []
+    for start in range(0, samples, CHUNK):  # memory stays bounded: one chunk's arrays at a time
+        count = min(CHUNK, samples - start)
+        columns = {id(cell.num): draw(cell, rng, count, distribution) for cell in cells}
+        parts.append(totals(plan, columns, count))
+    return {market: np.concatenate([part[market] for part in parts]) for market in parts[0]}
 
 
 def simulate(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
