@@ -340,6 +340,53 @@ def calibrate(
         from .printing_physics import render_calibration
 
         render_calibration(report, sys.stdout)
+# ---------------------------------------------------------------- ranges: sensitivity and simulation
+
+class RangeDistribution(str, Enum):
+    triangular = "triangular"
+    pert = "pert"
+
+
+@app.command()
+def sensitivity(
+    plan: PlanArgument = None,
+    market: Annotated[str | None, typer.Option("--market", "-m",
+                                               help="Market to read (default: the cheapest in the base case).")] = None,
+    format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
+):
+    """Each ranged input alone at its low and at its high: the total development cost, sorted by swing."""
+    from .plan.loader import load_plan
+    from .ranges.sensitivity import sensitivity as sensitivity_of
+
+    result = sensitivity_of(load_plan(plan), market)
+    if format is ShowFormat.json:
+        typer.echo(json.dumps(result.as_json(), indent=2))
+    else:
+        from .printing_ranges import render_sensitivity
+
+        render_sensitivity(result, format.value)
+
+
+@app.command()
+def simulate(
+    plan: PlanArgument = None,
+    samples: Annotated[int, typer.Option("--samples", "-n", help="Number of Monte Carlo samples.")] = 10_000,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed: the same seed gives the same output.")] = 0,
+    distribution: Annotated[RangeDistribution, typer.Option(
+        "--distribution", help="Distribution of each range.")] = RangeDistribution.triangular,
+    format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
+):
+    """Monte Carlo over the ranges: P10/P50/P90 and mean of each market's total, and which is cheaper."""
+    from .plan.loader import load_plan
+    from .ranges.simulate import simulate as simulate_plan
+
+    result = simulate_plan(load_plan(plan), samples, seed, distribution.value)
+    if format is ShowFormat.json:
+        typer.echo(json.dumps(result.as_json(), indent=2))
+    else:
+        from .printing_ranges import render_simulation
+
+        render_simulation(result, format.value)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -102,6 +102,8 @@ def sheets_table() -> str:
              "| `Cash flow` | months across: each development line per market (a row per workload or role, spread by "
              "its timing flag), the total and the cumulative spend per market, a chart of it; the Checks sheet "
              "holds each row's months against its figure |",
+             "| `Sensitivity` | each ranged input alone at its low and at its high, ranked by swing (totals computed "
+             "by budgetbook, swing and bars live), a tornado chart; where the plan has ranges |",
              "| `Checks` | the workbook checking itself; the master check `checks_ok` |",
              f"| `{FRAME_TITLES[-1]}` (hidden) | the plan the workbook was generated from |"]
     return "\n".join(rows)

@@ -185,15 +185,15 @@ def market_months(plan: Plan, market_id: str, scenario: str = "base") -> dict[st
     return out
 
 
-def compute_monthly(plan: Plan) -> MonthlyBreakdown:
+def compute_monthly(plan: Plan, scenario: str = "base") -> MonthlyBreakdown:
     from .lineitems.phasing import month_count
     from .plan.timing import month_labels
 
     labels = {line.id: line.label for line in lines(plan)} | {TOTAL.id: TOTAL.label}
     rows = []
     for market in plan.markets:
-        figures = market_lines(plan, market.id, "base")
+        figures = market_lines(plan, market.id, scenario)
         rows += [MonthlyRow(market.id, item, labels[item], values, figures[item])
-                 for item, values in market_months(plan, market.id).items()]
+                 for item, values in market_months(plan, market.id, scenario).items()]
     return MonthlyBreakdown(plan.name, plan.currency, [m.id for m in plan.markets],
                             month_labels(plan.start, month_count(plan)), rows)

@@ -286,7 +286,7 @@ def test_hidden_figures_and_inputs_warned(generated, tmp_path, capsys, where):
     finding, = kinds(report)["hidden"]
     assert finding["severity"] == "warning"
     expected = {"row": ("Compute", "compute_hyperscaler_on_demand", "row 16 of Compute is hidden"),
-                "column": ("Inputs", "mkt_hyperscaler_on_demand_price_h100_sxm", "column C of Inputs is hidden"),
+                "column": ("Inputs", "scenario", "column C of Inputs is hidden"),  # the switch, first in C
                 "sheet": ("Summary", "total_hyperscaler_on_demand", "sheet Summary is hidden")}[where]
     assert (finding["sheet"], finding["name"]) == expected[:2]
     assert finding["message"].startswith(expected[2]), finding["message"]
@@ -302,8 +302,9 @@ def test_very_hidden_sheet(generated, tmp_path, capsys):
         wb["Inputs"].sheet_state = "veryHidden"
     _, report = checked(capsys, edited(generated, tmp_path, hide))
     finding, = kinds(report)["hidden"]
-    assert finding["message"].startswith("sheet Inputs is veryHidden: it holds mkt_hyperscaler_on_demand")
-    assert "and 30 more" in finding["message"]  # 35 input cells: values, lows and highs, timing
+    assert finding["message"].startswith("sheet Inputs is veryHidden: it holds scenario (C3), "
+                                         "mkt_hyperscaler_on_demand")
+    assert "and 31 more" in finding["message"]  # 36 input cells: the scenario, values, lows and highs, timing
 
 
 def test_embedded_plan_sheet_deleted(generated, tmp_path, capsys):

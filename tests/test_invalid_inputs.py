@@ -111,14 +111,16 @@ def test_valid_edit_in_range_is_ok(books, tmp_path, capsys):
     wb = openpyxl.load_workbook(path)
     # keep the range around the new base, as extract requires low <= base <= high
     row = wb["Inputs"][cell].row
-    wb["Inputs"].cell(row, wb["Inputs"][cell].column + 1).value = 0.9
-    wb["Inputs"].cell(row, wb["Inputs"][cell].column + 2).value = 1
+    wb["Inputs"].cell(row, wb["Inputs"][cell].column + 2).value = 0.9  # Low (the Unit column lies between)
+    wb["Inputs"].cell(row, wb["Inputs"][cell].column + 3).value = 1  # High
     wb.save(path)
     code, out, _ = run(capsys, "check", str(path), "--format", "json")
     report = json.loads(out)
     assert code == 0, report["findings"]
     changed = [f for f in report["findings"] if f["kind"] == "input_changed"]
-    assert [(f["name"], f["expected"], f["actual"]) for f in changed] == [("wl_pretrain_mfu", 0.5, 1)]
+    assert [(f["name"], f["expected"], f["actual"]) for f in changed] == [("wl_pretrain_mfu", 0.5, 1),
+                                                                          ("wl_pretrain_mfu_low", 0.45, 0.9),
+                                                                          ("wl_pretrain_mfu_high", 0.55, 1)]
     assert all(f["reference"] == pytest.approx(f["value"]) for f in report["figures"])
 
 

@@ -61,7 +61,7 @@ def test_sheets_and_figures_follow_the_registry(template):
     plan = load_plan(template)
     titles = [s.title for s in build_book(plan).sheets]
     assert titles == ["About", "Inputs", *registry.calc_sheet_titles(plan), "Summary", "Procurement", "Cash flow",
-                      "Checks"]
+                      "Sensitivity", "Checks"]
     market = plan.markets[0].id
     items = [f.item for f in compute_breakdown(plan).figures if f.market == market]
     assert items == ([line.id for line in registry.development_lines(plan)] + ["total"]

@@ -146,8 +146,11 @@ def test_input_change_hidden_by_editing_the_plan_is_an_error(capsys, edited):
         set_plan_text(wb, read_embedded_plan(wb)[1].replace("H100_SXM: 3.00 ", "H100_SXM: 2.50 ", 1))
     code, report = checked(capsys, edited(hide))
     assert code == 1
-    found, = errors(report)
+    found, = [f for f in errors(report) if f["sheet"] == "_budgetbook"]
+    computed = [f for f in errors(report) if f is not found]
     assert (found["sheet"], found["cell"]) == ("_budgetbook", "E1")
+    # and the numbers budgetbook computed from the real plan (Summary percentiles) are not the forged plan's
+    assert computed and all(f["name"].startswith(("sim_", "sens_")) for f in computed), computed
     assert "does not match the digest written with it" in found["message"]
     assert [f for f in report["findings"] if f["kind"] == "input_changed"] == []
 

@@ -31,7 +31,7 @@ from ..workbook.rows import CalcSheet, Rows
 from . import compute
 from .base import Line, LineItem, Section, rule
 from .markets import markets_used, paying_market
-from .phasing import run_window
+from .phasing import number, run_window
 from .scenario import MarketView
 from .units import HOURS_PER_MONTH
 
@@ -97,7 +97,7 @@ def lines(plan: Any) -> list[Line]:
 
 def term_window(plan: Any, c: Any) -> tuple[float, float]:
     offset = offset_of(plan.start, c.start)
-    return (0.0 if offset is None else float(offset)), float(c.term_months)
+    return (0.0 if offset is None else number(offset)), number(c.term_months)  # number: float, or simulate's array
 
 
 def used_here(view: MarketView) -> list[tuple[int, Any]]:
@@ -123,8 +123,13 @@ def block_hours(view: MarketView, c: Any) -> tuple[list[float], list[float]]:
 def _monthly_cost(view: MarketView, c: Any) -> list[float]:
     price = next(m for m in view.plan.markets if m.id == c.market).gpu_prices[c.gpu]
     reserved, used = block_hours(view, c)
-    return [max(0.0, r - u) * price + max(0.0, u - r) * (c.fallback_price_per_gpu_hour - price)
+    return [_positive(r - u) * price + _positive(u - r) * (c.fallback_price_per_gpu_hour - price)
             for r, u in zip(reserved, used, strict=True)]
+
+
+def _positive(x: Any) -> Any:
+    """max(0, x) of a number, or of each sample of a numpy array (`simulate` runs this rule on arrays)."""
+    return x.clip(min=0.0) if hasattr(x, "clip") else max(0.0, x)
 
 
 def monthly(view: MarketView) -> dict[str, list[float]]:

@@ -29,7 +29,12 @@ FIRST_MONTH: Window = (0.0, float(SETUP_MONTHS))
 
 def _start(plan: Any, start: Any) -> float:
     offset = offset_of(plan.start, start)
-    return 0.0 if offset is None else float(offset)
+    return 0.0 if offset is None else number(offset)
+
+
+def number(value: Any) -> Any:
+    """float(value); a numpy array of samples (`simulate` runs these rules on arrays) as it is."""
+    return value if hasattr(value, "shape") else float(value)
 
 
 def run_window(plan: Any, workload: Any) -> Window:
@@ -39,18 +44,18 @@ def run_window(plan: Any, workload: Any) -> Window:
         months = workload.cluster.days / DAYS_PER_MONTH
     else:
         months = DEFAULT_WORKLOAD_MONTHS
-    return _start(plan, workload.start), float(months)
+    return _start(plan, workload.start), number(months)
 
 
 def kept_window(plan: Any, workload: Any) -> Window:
     """Checkpoints are stored from the end of the run, for their retention months."""
     start, months = run_window(plan, workload)
     retention = workload.checkpoints.retention_months if workload.checkpoints is not None else 0.0
-    return start + months, float(retention)
+    return start + months, number(retention)
 
 
 def role_window(plan: Any, role: Any) -> Window:
-    return _start(plan, role.start), float(role.months)
+    return _start(plan, role.start), number(role.months)
 
 
 def windows(plan: Any) -> list[Window]:

@@ -33,13 +33,17 @@ LINE_ITEMS: tuple[LineItem, ...] = (
 )
 
 TOTAL = Line("total", "Total development cost")
-FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Cash flow", "Checks", EMBED_SHEET)
+FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Cash flow", "Sensitivity", "Checks", EMBED_SHEET)
 # defined-name prefixes of the cells outside the line items' calculations (inputs, constants, outputs)
 FRAME_PREFIXES = {
     "mkt_": "market inputs (`mkt_<market>_price_<gpu>`)", "wl_": "workload inputs (`wl_<workload>_mfu`)",
     "k_": "named constants (`k_seconds_per_hour`)",
     "sum_": "Summary rows", "prc_": "Procurement rows", "cf_": "Cash flow rows (`cf_<item>_<market>_m<n>`)",
     "chk_": "Checks rows", "checks_ok": "the master check",
+    "scenario": "the scenario switch (`scenario`) and its flags (`scenario_best`, `scenario_worst`); a ranged "
+                "input's used value is `<input>_used`",
+    "sens_": "Sensitivity rows (`sens_low_<rank>`, `sens_swing_<rank>`)", "sim_": "Summary's simulated percentiles "
+    "(`sim_p10_<market>`)",
 }
 
 

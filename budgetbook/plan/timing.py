@@ -87,6 +87,11 @@ def month_labels(plan_start: str | None, count: int) -> list[str]:
 
 def share(start: float, months: float, month: int) -> float:
     """The share of a window `[start, start + months)` that falls in month `month` (0-based): evenly spread."""
+    if hasattr(start, "shape") or hasattr(months, "shape"):  # `simulate`: numpy arrays of samples
+        import numpy as np
+
+        overlap = np.minimum(month + 1, start + months) - np.maximum(month, start)
+        return np.where(months > 0, np.maximum(0.0, overlap) / np.where(months > 0, months, 1.0), 0.0)  # type: ignore[return-value]
     if months <= 0:
         return 0.0
     overlap = min(month + 1, start + months) - max(month, start)

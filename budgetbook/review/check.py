@@ -16,12 +16,14 @@ from ..plan.inputs import input_cells, with_values
 from ..plan.loader import load_plan, plan_from_data
 from ..plan.model import Plan
 from ..reference import compute_breakdown, compute_monthly
+from ..workbook.scenario import PLAN_SCENARIO
 from . import audit, structure
 from .compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, compare_figures
 from .findings import ERROR, INPUT_PROBLEMS, SEVERITY_ORDER, Finding
 from .months import compare_months
 from .physics_check import compare_physics
 from .readback import OpenedWorkbook, open_book, read_inputs
+from .scenario import computed_findings, in_scenario, read_ranges, read_scenario
 
 
 @dataclass
@@ -55,7 +57,12 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
         report.findings += shape_findings(book.plan, baseline, str(plan_spec))
     evaluated = book.evaluate()
     cells = input_cells(book.plan)
-    values, input_findings = read_inputs(book, cells, evaluated, {c.name: c.num for c in input_cells(baseline)})
+    baseline_nums = {c.name: c.num for c in input_cells(baseline)}
+    values, input_findings = read_inputs(book, cells, evaluated, baseline_nums)
+    # the scenario switch and the ends of the ranges are inputs too (`review/scenario.py`)
+    scenario, scenario_findings = read_scenario(book, evaluated)
+    values, range_findings = read_ranges(book, cells, values, evaluated, baseline_nums)
+    input_findings += scenario_findings + range_findings
     report.findings += input_findings
     report.findings += audit.audit_formulas(book, evaluated)
     report.findings += audit.hidden_cells(book)
@@ -63,12 +70,14 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     reference = current = None
     if not any(f.kind in INPUT_PROBLEMS for f in input_findings):
         current = _current_plan(book, values)
-        reference = compute_breakdown(current)
+        reference = in_scenario(compute_breakdown(current), scenario)
     report.figures, figure_findings = compare_figures(book, evaluated, reference, book.plan, rel_tol, abs_tol)
     report.findings += figure_findings
     if current is not None:
-        report.findings += compare_months(book, evaluated, compute_monthly(current), rel_tol, abs_tol)
+        monthly = compute_monthly(current, PLAN_SCENARIO[scenario])
+        report.findings += compare_months(book, evaluated, monthly, rel_tol, abs_tol)
         report.findings += compare_physics(book, evaluated, current, rel_tol)
+        report.findings += computed_findings(book, current, rel_tol, abs_tol)
     if current is not None and book.actuals is not None:
         from ..actuals.check import compare_variance
 

@@ -25,6 +25,7 @@ SEVERITY = {
     "sheet_scoped_name": WARNING,
     "checks_failed": ERROR,
     "structure": ERROR,  # a sheet, name or formula cell the embedded plan's layout does not account for
+    "stale": WARNING,  # a number budgetbook computed (percentiles, Sensitivity) that edited inputs left behind
 }
 INPUT_PROBLEMS = frozenset({"invalid_input", "missing"})  # input findings that leave no valid plan to compute
 

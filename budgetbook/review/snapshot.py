@@ -195,7 +195,9 @@ def rebuilt_dump(book: OpenedWorkbook) -> Dump:
 
 def _blueprint_cell(cell: Any) -> Cell | None:
     """A Blueprint cell as `to_openpyxl` writes it: plan text as text (illegal characters as `?`)."""
-    value = cell.value
+    from ..workbook.computed import value_of
+
+    value = value_of(cell.value)
     if value is None or value == "":
         return None
     if isinstance(value, str):

@@ -24,6 +24,7 @@ from typing import Any
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.utils.cell import column_index_from_string, coordinate_from_string, get_column_letter
 
+from ..workbook.computed import value_of
 from ..xlsx.xstring import unescape
 from .findings import WARNING, Finding
 from .readback import OpenedWorkbook, single_cell
@@ -282,7 +283,7 @@ def _constants(book: OpenedWorkbook) -> list[Finding]:
                                     f"({spec.sheet}) was deleted", spec.sheet, None, spec.name))
             continue
         written = book.blueprint.where[spec.name]
-        want = written[0].cells[(written[1], written[2])].value
+        want = value_of(written[0].cells[(written[1], written[2])].value)
         have = book.wb[where[0]][where[1]].value
         if not _same_number(want, have):
             findings.append(_structure(f"constant `{spec.name}` is now {_short(str(have))}; budgetbook wrote {want!r}",

@@ -17,6 +17,7 @@ from .grid import Blueprint, CellSpec
 from .inputs_sheet import build_inputs
 from .names import Inputs
 from .procurement import build_procurement
+from .sensitivity import build_sensitivity
 from .stamp import write_stamp
 from .summary import build_summary
 
@@ -42,6 +43,7 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
     build_summary(book, plan)
     build_procurement(book, plan)
     build_cash_flow(book, plan, inp)
+    build_sensitivity(book, plan)
     build_checks(book, plan, inp)
     if actuals is not None:
         from ..actuals.sheets import build_actuals_sheets

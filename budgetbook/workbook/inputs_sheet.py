@@ -8,6 +8,7 @@ from ..plan.inputs import InputCell
 from ..plan.model import Plan
 from . import style as st
 from .grid import Blueprint, Sheet
+from .scenario import add_scenario, add_used
 
 COLUMNS = ("Section", "Input", "Value", "Unit", "Low", "High", "Note / source", "Plan key",
            "Allowed from", "Allowed to", "Defined name")
@@ -42,6 +43,7 @@ def build_inputs(book: Blueprint, plan: Plan, cells: list[InputCell]) -> Sheet:
                     "Low and high are the optimistic and pessimistic ends of a range.", "subtitle")
     for col, title in enumerate(COLUMNS, 1):
         sheet.put(FIRST_ROW - 1, col, title, "header")
+    add_scenario(book, sheet, FIRST_ROW - 1)
     row = FIRST_ROW
     previous = None
     for cell in cells:
@@ -58,6 +60,7 @@ def build_inputs(book: Blueprint, plan: Plan, cells: list[InputCell]) -> Sheet:
             for col, end, value in ((LOW, "low", cell.num.low), (HIGH, "high", cell.num.high)):
                 sheet.put(row, col, value, "input", fmt)
                 book.name(f"{cell.name}_{end}", sheet, row, col, "input")
+            add_used(book, sheet, row, cell, fmt)
         sheet.put(row, 7, _note(plan, cell), "note", text=True)
         sheet.put(row, 8, cell.key_path, "unit", text=True)
         sheet.put(row, MIN, cell.bounds.minimum, "constant", fmt)
@@ -80,7 +83,7 @@ def build_inputs(book: Blueprint, plan: Plan, cells: list[InputCell]) -> Sheet:
         sheet.put(row, 7, source, "note")
         sheet.put(row, 11, name, "unit")
         row += 1
-    sheet.widths = {1: 30, 2: 44, 3: 14, 4: 16, 5: 12, 6: 12, 7: 40, 8: 34, 9: 12, 10: 12, 11: 40}
+    sheet.widths = {1: 30, 2: 44, 3: 14, 4: 16, 5: 12, 6: 12, 7: 40, 8: 34, 9: 12, 10: 12, 11: 40} | sheet.widths
     sheet.freeze = f"C{FIRST_ROW}"
     sheet.row = row
     return sheet

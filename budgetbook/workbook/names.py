@@ -5,12 +5,13 @@ from __future__ import annotations
 from ..lineitems.markets import overrides_runs
 from ..plan.inputs import input_cells
 from ..plan.model import Market, Plan, Workload
+from .scenario import used_name
 
 
 class Inputs:
     def __init__(self, plan: Plan):
         self.cells = input_cells(plan)
-        self.by_path = {cell.path: cell.name for cell in self.cells}
+        self.by_path = {cell.path: used_name(cell) for cell in self.cells}  # a range: its used value
         self._market_index = {m.id: i for i, m in enumerate(plan.markets)}
         self._workload_index = {w.id: i for i, w in enumerate(plan.workloads)}
 

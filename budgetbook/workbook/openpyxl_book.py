@@ -20,7 +20,9 @@ from openpyxl.worksheet.properties import PageSetupProperties
 
 from ..xlsx.xstring import escape
 from . import style as st
+from .computed import value_of
 from .grid import Blueprint, Sheet
+from .sensitivity import tornado_chart
 
 RED = PatternFill("solid", fgColor="FFC7CE")
 GREEN = PatternFill("solid", fgColor="C6EFCE")
@@ -54,11 +56,12 @@ def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
     looks: dict[tuple[str, str | None], StyleArray] = {}
     for (row, col), cell in sorted(sheet.cells.items()):
         target = ws.cell(row, col)
-        if cell.is_text and isinstance(cell.value, str):
-            target.value = _text(cell.value)
+        value = value_of(cell.value)  # a number computed by budgetbook is worked out now (computed.py)
+        if cell.is_text and isinstance(value, str):
+            target.value = _text(value)
             target.data_type = "s"  # plan text starting with "=" stays text, never a formula
         else:
-            target.value = cell.value
+            target.value = value
         look = (cell.style, cell.number_format)
         if look in looks:
             target._style = copy(looks[look])
@@ -89,6 +92,8 @@ def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
                                                        font=st.font(bold=True, color="006100")))
     if sheet.chart and sheet.chart.get("kind") == "line":
         _line_chart(ws, sheet.chart)
+    elif sheet.chart and sheet.chart.get("kind") == "tornado":
+        tornado_chart(ws, sheet.chart)
     elif sheet.chart:
         _chart(ws, sheet)
     _print_setup(ws, sheet, plan_name)

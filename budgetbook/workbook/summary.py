@@ -7,7 +7,9 @@ from ..lineitems.registry import TOTAL, beside_lines, development_lines
 from ..plan.model import Plan
 from . import style as st
 from .grid import Blueprint
+from .percentiles import add_percentiles
 from .rows import FIRST_COL, CalcSheet, CellOf, NameOf, Rows
+from .scenario import add_scenario_row
 
 
 def build_summary(book: Blueprint, plan: Plan) -> None:
@@ -33,6 +35,8 @@ def build_summary(book: Blueprint, plan: Plan) -> None:
         sheet.gap()
     if f"{final_run.TOKENS}_{plan.markets[0].id}" in book.specs:
         _per_million_tokens(sheet, plan, total, final_row)
+    add_scenario_row(sheet)  # ranges: the scenario the figures are in, and P10/P50/P90 computed by budgetbook
+    add_percentiles(sheet, plan)
     sheet.sheet.put(sheet.sheet.row, 1, "All checks pass (see Checks)", "section")
     book.formula(sheet.sheet, sheet.sheet.row, FIRST_COL, "=checks_ok", "sum_checks_ok", kind="check", style="check")
     sheet.sheet.red_when_false.append(f"C{sheet.sheet.row}")

@@ -1,0 +1,48 @@
+"""Summary's simulated percentiles: P10, P50 and P90 of each market's total, computed by budgetbook.
+
+A Monte Carlo over the ranges (`ranges/simulate.py`) at a fixed sample count, distribution and seed,
+so the same plan always writes the same numbers and `check` can hold them to it. They are values,
+labelled as computed by budgetbook, not formulas: no spreadsheet function reruns the model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..plan.model import Plan
+from . import style as st
+from .computed import Computed, Lazy
+from .rows import CalcSheet, market_col
+
+SAMPLES, SEED, DISTRIBUTION = 10_000, 0, "triangular"
+PERCENTILES = (("p10", "P10"), ("p50", "P50 (median)"), ("p90", "P90"))
+
+
+def simulated(plan: Plan) -> Any:
+    from ..ranges.simulate import simulate
+
+    return simulate(plan, SAMPLES, SEED, DISTRIBUTION)
+
+
+def add_percentiles(sheet: CalcSheet, plan: Plan) -> None:
+    from ..ranges.ranged import ranged_inputs
+
+    if not ranged_inputs(plan):
+        return
+    result = Lazy.of(simulated, plan)
+    money0 = st.money(plan.currency)
+    sheet.section(f"Total development cost, simulated (computed by budgetbook: {SAMPLES:,} samples, "
+                  f"{DISTRIBUTION}, seed {SEED})")
+    for key, label in PERCENTILES:
+        row = sheet.sheet.row
+        sheet.sheet.put(row, 1, f"{label}, computed by budgetbook", "label")
+        sheet.sheet.put(row, 2, plan.currency, "unit", text=True)
+        for market in plan.markets:
+            col = market_col(plan, market)
+            pick = lambda r, m=market.id, k=key: getattr(r.markets[m], k)  # noqa: E731
+            sheet.sheet.put(row, col, Computed(result, pick), "constant", money0)
+            sheet.book.name(f"sim_{key}_{market.id}", sheet.sheet, row, col, "constant", market=market.id)
+        sheet.sheet.row += 1
+    sheet.note("Values, not formulas: every range drawn at once (a market's price once for all its workloads); "
+               "`budgetbook check` recomputes them; `budgetbook simulate` gives more samples.")
+    sheet.gap()
