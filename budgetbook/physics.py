@@ -105,10 +105,10 @@ class WorkloadPhysics:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}  # asdict deep-copies: 3x slower
 
 
-def plan_physics(plan: Plan) -> list[WorkloadPhysics]:
-    """A row per market and workload, in the base case (the order of `show`'s figures)."""
+def plan_physics(plan: Plan, scenario: str = "base") -> list[WorkloadPhysics]:
+    """A row per market and workload in a plan scenario (`base`, `low`, `high`), in the order of `show`'s figures."""
     rows = []
-    resolved = Resolved(plan, "base")
+    resolved = Resolved(plan, scenario)
     per_run = [run_physics(workload) for workload in resolved.workloads]  # the same on every market
     for market in resolved.markets:
         for workload, run in zip(resolved.workloads, per_run, strict=True):

@@ -25,10 +25,11 @@ PRINTED = (
 )
 
 
-def physics_rows(plan: Plan) -> Iterator[tuple[str, str, str, str, float]]:
-    """(name, item, market, label, value) of every physical figure `show` prints, base case."""
+def physics_rows(plan: Plan, scenario: str = "base") -> Iterator[tuple[str, str, str, str, float]]:
+    """(name, item, market, label, value) of every physical figure `show` prints (base case), or the Compute
+    sheet holds in a plan scenario (`low`/`high`: the workbook's scenario switch set to best/worst)."""
     labels = {w.id: w.label or w.id for w in plan.workloads}
-    for row in plan_physics(plan):
+    for row in plan_physics(plan, scenario):
         for key, suffix, what in PRINTED:
             value = getattr(row, key)
             if value is not None:

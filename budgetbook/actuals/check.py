@@ -23,8 +23,8 @@ _MONTH = re.compile(r"_m(\d+)$")
 
 
 def compare_variance(book: OpenedWorkbook, evaluated: dict[str, Any], plan: Plan, rel_tol: float,
-                     abs_tol: float) -> list[Finding]:
-    reference = compute_variance(plan, book.actuals)
+                     abs_tol: float, scenario: str = "base") -> list[Finding]:
+    reference = compute_variance(plan, book.actuals, scenario)
     wrong: dict[str, list[tuple[str, float, Any]]] = {}
     for name, expected in reference.named().items():
         value = evaluated.get(name.lower())

@@ -32,6 +32,7 @@ from ..plan.model import Plan
 from ..plan.timing import month_labels
 from ..workbook import style as st
 from ..workbook.grid import Blueprint, Sheet, a1
+from ..workbook.names import Inputs
 from .model import Actuals
 
 if TYPE_CHECKING:
@@ -244,6 +245,9 @@ def _hours_rows(book: Blueprint, sheet: Sheet, plan: Plan, market: str, label: s
     rows = {"gpuh_plan": row, "gpuh_plan_to_date": row + 1, "gpuh_actual": row + 2}
     texts = {"gpuh_plan": "GPU-hours planned (allocated, failed runs included)",
              "gpuh_plan_to_date": "GPU-hours planned to date (months billed)", "gpuh_actual": "GPU-hours billed"}
+    # the waste the calculations read: a ranged waste's used value, which follows the scenario switch
+    inputs = Inputs(plan)
+    waste = {w.id: inputs[("workloads", i, "waste")] for i, w in enumerate(plan.workloads)}
     for key, r in rows.items():
         sheet.put(r, 1, f"{texts[key]}: {label}", "label", text=True)
         sheet.put(r, 2, "GPU-hours", "unit", text=True)
@@ -251,7 +255,7 @@ def _hours_rows(book: Blueprint, sheet: Sheet, plan: Plan, market: str, label: s
             col, m = FIRST + n, n + 1
             if key == "gpuh_plan":
                 parts = [f"cmp_{w.id}_alloc_{market}*cf_t_run_{w.id}_m{m}"
-                         f"+cmp_{w.id}_alloc_{market}*wl_{w.id}_waste*cf_t_run_{w.id}_m{m}" for w in plan.workloads]
+                         f"+cmp_{w.id}_alloc_{market}*{waste[w.id]}*cf_t_run_{w.id}_m{m}" for w in plan.workloads]
                 formula = "=" + "+".join(parts)
             elif key == "gpuh_plan_to_date":
                 formula = f"=IF(cf_ends_m{m}<=act_months,{a1(rows['gpuh_plan'], col)},k_none)"

@@ -126,18 +126,21 @@ class VarianceReport:
         return data
 
 
-def compute_variance(plan: Plan, actuals: Actuals) -> VarianceReport:
+def compute_variance(plan: Plan, actuals: Actuals, scenario: str = "base") -> VarianceReport:
+    """The Variance sheet's figures, the plan taken in a plan scenario (`base`, or `low`/`high`: the workbook's
+    scenario switch set to best/worst, which moves the Cash flow the sheet reads)."""
     from ..reference import compute_breakdown, compute_monthly
 
     months = plan_months(plan)
-    monthly = compute_monthly(plan)
+    monthly = compute_monthly(plan, scenario)
     planned = {(r.market, r.item): r.values for r in monthly.rows}
     cells, hours = actuals.by_cell(), actuals.gpu_hours()
     billed = actuals.closed_months(months)
     report = VarianceReport(plan.name, plan.currency, months, billed)
-    breakdown = {(f.market, f.item): f.value for f in compute_breakdown(plan).figures}
+    breakdown = {(f.market, f.item): f.value if scenario == "base" or getattr(f, scenario) is None
+                 else getattr(f, scenario) for f in compute_breakdown(plan).figures}
     planned_compute = {m: breakdown[(m, "compute")] for m in actuals.markets()}
-    allocated = {m: _allocated(plan, m) for m in actuals.markets()}
+    allocated = {m: _allocated(plan, m, scenario) for m in actuals.markets()}
     report.unmapped = [(w, float(a), r) for w, a, r in actuals.unmapped()]
     for market in actuals.markets():
         lines = line_ids(plan)
@@ -155,7 +158,7 @@ def compute_variance(plan: Plan, actuals: Actuals) -> VarianceReport:
         compute = by_item.get("compute", [0.0] * len(months))
         monthly_price = [c / h if h > 0 else 0.0 for c, h in zip(compute, gpuh, strict=True)]
         report.prices[market] = (monthly_price, sum(compute) / sum(gpuh) if sum(gpuh) > 0 else 0.0)
-        planned_hours = _planned_hours(plan, market)
+        planned_hours = _planned_hours(plan, market, scenario)
         report.planned_price[market] = planned_compute[market] / sum(allocated[market]) \
             if sum(allocated[market]) else 0.0
         if len(plan.workloads) <= MAX_HOURS_WORKLOADS:
@@ -163,22 +166,22 @@ def compute_variance(plan: Plan, actuals: Actuals) -> VarianceReport:
     return report
 
 
-def _allocated(plan: Plan, market: str) -> list[float]:
-    """Each workload's allocated GPU-hours (all runs) on `market`, base case."""
+def _allocated(plan: Plan, market: str, scenario: str) -> list[float]:
+    """Each workload's allocated GPU-hours (all runs) on `market`, in `scenario`."""
     from ..lineitems.compute import workload_compute
     from ..reference import market_view
 
-    view = market_view(plan, market, "base")
+    view = market_view(plan, market, scenario)
     return [workload_compute(view, w).allocated_hours for w in view.plan.workloads]
 
 
-def _planned_hours(plan: Plan, market: str) -> list[float]:
+def _planned_hours(plan: Plan, market: str, scenario: str) -> list[float]:
     """GPU-hours paid month by month: each workload's allocated hours and its failed runs' share, over its run."""
     from ..lineitems.compute import workload_compute
     from ..lineitems.phasing import run_window
     from ..reference import market_view
 
-    view = market_view(plan, market, "base")
+    view = market_view(plan, market, scenario)
     months = [0.0] * view.months
     for w in view.plan.workloads:
         hours = workload_compute(view, w).allocated_hours

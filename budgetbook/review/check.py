@@ -76,12 +76,12 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     if current is not None:
         monthly = compute_monthly(current, PLAN_SCENARIO[scenario])
         report.findings += compare_months(book, evaluated, monthly, rel_tol, abs_tol)
-        report.findings += compare_physics(book, evaluated, current, rel_tol)
+        report.findings += compare_physics(book, evaluated, current, rel_tol, PLAN_SCENARIO[scenario])
         report.findings += computed_findings(book, current, rel_tol, abs_tol)
     if current is not None and book.actuals is not None:
         from ..actuals.check import compare_variance
 
-        report.findings += compare_variance(book, evaluated, current, rel_tol, abs_tol)
+        report.findings += compare_variance(book, evaluated, current, rel_tol, abs_tol, PLAN_SCENARIO[scenario])
     return report
 
 

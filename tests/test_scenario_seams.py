@@ -1,0 +1,62 @@
+"""The scenario switch (issue 10) moves every calculation that reads a ranged input: the Compute sheet's
+physical figures (issue 13) and the Variance sheet's plan (issue 12) too, and `check` holds each against the
+reference in the book's scenario. Found at the merge: both were held to the base case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pytest
+from focus_bills import MAPPING, PAYROLL, focus_rows, write_focus
+from libreoffice import needs_libreoffice, recalculated_values
+
+from budgetbook.actuals.api import import_actuals
+from budgetbook.actuals.embed import read_embedded_actuals
+from budgetbook.actuals.variance import compute_variance
+from budgetbook.api import check_workbook, generate_workbook
+from budgetbook.plan.loader import load_plan
+from budgetbook.printing_physics import physics_rows
+
+PLAN = "pretrain-7b"
+SWITCH = {"best": "low", "worst": "high"}
+
+
+@pytest.fixture(scope="module")
+def switched(tmp_path_factory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("seams")
+    generate_workbook(PLAN, d / "plan.xlsx")
+    (d / "map.yaml").write_text(MAPPING)
+    (d / "payroll.csv").write_text(PAYROLL)
+    write_focus(d / "aws.csv", focus_rows())
+    import_actuals(d / "plan.xlsx", [d / "aws.csv", d / "payroll.csv"], d / "imported.xlsx", mapping=d / "map.yaml")
+    books = {}
+    for scenario in SWITCH:
+        wb = openpyxl.load_workbook(d / "imported.xlsx")
+        sheet, cell = next(iter(wb.defined_names["scenario"].destinations))
+        wb[sheet][cell.replace("$", "")] = scenario
+        books[scenario] = d / f"{scenario}.xlsx"
+        wb.save(books[scenario])
+    return books
+
+
+@pytest.mark.parametrize("scenario", SWITCH)
+def test_check_holds_physics_and_variance_in_the_books_scenario(switched, scenario):
+    report = check_workbook(switched[scenario])
+    assert report.ok, [f.as_dict() for f in report.findings if f.severity == "error"]
+    assert [f.kind for f in report.findings] == ["input_changed"]  # the switch itself, nothing else
+
+
+@needs_libreoffice
+@pytest.mark.parametrize("scenario", ["worst"])
+def test_libreoffice_in_the_worst_scenario_equals_the_reference(switched, scenario, tmp_path):
+    book = switched[scenario]
+    values = recalculated_values(book, tmp_path / "lo")
+    plan, end = load_plan(PLAN), SWITCH[scenario]
+    wb = openpyxl.load_workbook(book)
+    expected = compute_variance(plan, read_embedded_actuals(wb, book.read_bytes()), end).named()
+    expected |= {name: value for name, _item, _market, _label, value in physics_rows(plan, end)}
+    base = compute_variance(plan, read_embedded_actuals(wb, book.read_bytes())).named()
+    assert any(base[n] != pytest.approx(v) for n, v in expected.items() if n in base), "the switch moved nothing"
+    for name, value in expected.items():
+        assert values[name] == pytest.approx(value, rel=1e-9, abs=1e-6), name
