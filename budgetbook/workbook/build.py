@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..lineitems.registry import LINE_ITEMS
+from ..plan.comments import input_comments
 from ..plan.model import Plan
 from .about import build_about
 from .cash_flow import build_cash_flow
@@ -24,15 +25,18 @@ if TYPE_CHECKING:  # the plan loader lays every plan out (`build_book`): `show` 
     from openpyxl import Workbook
 
 
-def build_book(plan: Plan, today: dt.date | None = None, version: str = __version__) -> Blueprint:
+def build_book(plan: Plan, today: dt.date | None = None, version: str = __version__,
+               plan_text: str = "") -> Blueprint:
     """The whole workbook as plain data, sheets in tab order: inputs, calculations, outputs.
 
-    `version` is the one written on About (the overwrite guard rebuilds a workbook as it was written).
+    `version` is the one written on About (the overwrite guard rebuilds a workbook as it was written);
+    `plan_text`, the plan as written, gives each input the source its YAML comment cites.
     """
     book = Blueprint(plan.name)
     inp = Inputs(plan)
     build_about(book, plan, today or dt.date.today(), version)
-    build_inputs(book, plan, inp.cells)
+    notes = input_comments(plan_text, [cell.path for cell in inp.cells]) if plan_text else {}
+    build_inputs(book, plan, inp.cells, notes)
     for item in LINE_ITEMS:
         item.build(book, plan, inp)
     build_summary(book, plan)
@@ -78,7 +82,7 @@ def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None, *, 
     from .openpyxl_book import to_openpyxl
 
     today = today or dt.date.today()
-    wb = to_openpyxl(build_book(plan, today, version))
+    wb = to_openpyxl(build_book(plan, today, version, plan_text))
     embed_plan(wb, plan_text)
     if stamp:
         embedded = read_embedded_plan(wb)
