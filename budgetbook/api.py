@@ -104,12 +104,13 @@ def plan_schema() -> dict[str, Any]:
 
 
 def generate_workbook(spec: str | Path | None = None, out: PathLike | None = None, *,
-                      force: bool = False) -> Path:
+                      force: bool = False, lock_sheets: bool = False, password: str | None = None) -> Path:
     """Write the plan's workbook to `out` (default: <plan name>.xlsx) and return its path.
 
     An existing workbook is replaced only when it is untouched since it was
     generated, or with `force`; the plan itself never, even with `force`
-    (checked before the existing file is read).
+    (checked before the existing file is read). `lock_sheets` protects every
+    sheet, inputs unlocked; `password` (implies it) is asked to unprotect.
     """
     from .errors import PlanError
     from .plan.loader import plan_from_text, resolve
@@ -124,7 +125,7 @@ def generate_workbook(spec: str | Path | None = None, out: PathLike | None = Non
     if not force:
         ensure_replaceable(out)
     try:
-        return write_workbook(plan, text, out, protect=inputs)
+        return write_workbook(plan, text, out, protect=inputs, lock_sheets=lock_sheets, password=password)
     except PlanError as exc:  # ids that make one defined name: the plan file is at fault, not its `name:`
         raise exc.with_source(source) from None
 

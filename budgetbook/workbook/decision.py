@@ -46,9 +46,9 @@ def build_decision(book: Blueprint, sheet: Sheet, plan: Plan, total_row: int) ->
     row = HEADER_ROW + 2
     sheet.put(row, col, "Cheapest market", "section")
     book.formula(sheet, row, col + 1, f"=CHOOSE(MATCH(MIN({totals}),{totals},k_exact_match),{headers})",
-                 "dec_cheapest", style="figure")
+                 "dec_cheapest", style="total")  # not "figure": a label style (the audit reads labels by style)
     cheapest = f"${col_letters(col + 2)}${row}"
-    book.formula(sheet, row, col + 2, f"=MIN({totals})", "dec_cheapest_total", fmt=money0, style="figure")
+    book.formula(sheet, row, col + 2, f"=MIN({totals})", "dec_cheapest_total", fmt=money0, style="total")
     sheet.put(row, col + 3, "its total", "unit")
     row += 1
     for market in plan.markets:
