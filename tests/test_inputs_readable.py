@@ -84,3 +84,12 @@ def test_long_sheet_titles_end_on_a_word():
     assert sheet_title("Data collection, filtering and labelling, round two", taken) \
         == "Data collection, filtering\u2026 (2)"
     assert sheet_title("Evaluation", taken) == "Evaluation"
+
+
+def test_print_areas_and_repeated_headers(tmp_path):
+    _, wb, ws, _ = _rows("pretrain-7b", tmp_path)
+    assert ws.print_area.replace("$", "").split("!")[-1].startswith("A1:G")  # technical columns off paper
+    assert ws.print_title_rows.replace("$", "") == "4:4"
+    for title, header in (("Compute", 4), ("Summary", 4), ("Procurement", 4), ("Checks", 5)):
+        assert (wb[title].print_title_rows or "").replace("$", "") == f"{header}:{header}", title
+        assert wb[title].cell(header, 2).value  # the row repeated is the header row

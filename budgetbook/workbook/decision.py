@@ -3,15 +3,16 @@
 A block beside the figures, in the rows a reader sees on opening (right of the market columns, so
 no figure moves), and a chart of the total by market beside the line-item chart:
 
-    Decision                          Total dev. cost   Cheapest saves   Saves (%)
-    Cheapest market   <market label>
-    <market A>                        $246,365          $75,557          30.7%
-    <market B>                        $170,808          $0               0.0%
+    Decision               Total dev. cost   Cheapest saves   Cheapest saves (%)   Cheapest
+    Cheapest total         $170,808
+    <market A>             $246,365          $75,557          30.7%                FALSE
+    <market B>             $170,808          $0               0.0%                 TRUE     (green)
 
-Every cell is a live formula: the cheapest market is `CHOOSE(MATCH(MIN(totals), totals, exact),
-headers...)` (INDEX is no function `formulas` evaluates by value), each market's row reads its
-total by name, so edited inputs move the decision. Room is left below for a range (P10/P50/P90),
-which the uncertainty sheet owns.
+Every cell is a live formula of the arithmetic, comparisons, IF and MIN that every budgetbook
+formula keeps to (`xlsx.numeric` evaluates them without the `formulas` function table, which
+MATCH, CHOOSE or INDEX would import): the cheapest market is the row whose `Cheapest` is TRUE,
+its total highlighted; edited inputs move the decision. Room is left below for a range
+(P10/P50/P90), which the uncertainty work owns.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from . import style as st
 from .grid import Blueprint, Sheet
 from .rows import FIRST_COL, HEADER_ROW, market_header
 
-HEADERS = ("Decision", "Total development cost", "Cheapest saves", "Cheapest saves (%)")
-WIDTHS = (28.0, 20.0, 18.0, 18.0)
+HEADERS = ("Decision", "Total development cost", "Cheapest saves", "Cheapest saves (%)", "Cheapest")
+WIDTHS = (28.0, 20.0, 18.0, 18.0, 11.0)
 
 
 def first_column(plan: Plan) -> int:
@@ -41,26 +42,28 @@ def build_decision(book: Blueprint, sheet: Sheet, plan: Plan, total_row: int) ->
         sheet.put(HEADER_ROW, col + offset, title, "header")
         sheet.widths[col + offset] = width
     first, last = col_letters(FIRST_COL), col_letters(FIRST_COL + len(plan.markets) - 1)
-    totals = f"${first}${total_row}:${last}${total_row}"
-    headers = ",".join(f"{col_letters(FIRST_COL + i)}${HEADER_ROW}" for i in range(len(plan.markets)))
     row = HEADER_ROW + 2
-    sheet.put(row, col, "Cheapest market", "section")
-    book.formula(sheet, row, col + 1, f"=CHOOSE(MATCH(MIN({totals}),{totals},k_exact_match),{headers})",
-                 "dec_cheapest", style="total")  # not "figure": a label style (the audit reads labels by style)
-    cheapest = f"${col_letters(col + 2)}${row}"
-    book.formula(sheet, row, col + 2, f"=MIN({totals})", "dec_cheapest_total", fmt=money0, style="total")
-    sheet.put(row, col + 3, "its total", "unit")
+    sheet.put(row, col, "Cheapest total", "section")
+    # "total", not "figure": figure is a label style, and check's audit reads labels by style
+    book.formula(sheet, row, col + 1, f"=MIN(${first}${total_row}:${last}${total_row})", "dec_cheapest_total",
+                 fmt=money0, style="total")
+    cheapest = f"${col_letters(col + 1)}${row}"
     row += 1
+    top = row
     for market in plan.markets:
         total = f"{TOTAL.id}_{market.id}"
         sheet.put(row, col, market_header(market), "label", text=True)
         book.formula(sheet, row, col + 1, f"={total}", f"dec_total_{market.id}", fmt=money0, market=market.id)
+        saving = f"{col_letters(col + 2)}{row}"
         book.formula(sheet, row, col + 2, f"={total}-{cheapest}", f"dec_saving_{market.id}", fmt=money0,
                      market=market.id)
-        saving = f"{col_letters(col + 2)}{row}"
         book.formula(sheet, row, col + 3, f"=IF({total}>k_none,{saving}/{total},k_none)",
                      f"dec_saving_share_{market.id}", fmt=st.PERCENT, market=market.id)
+        book.formula(sheet, row, col + 4, f"={total}<={cheapest}", f"dec_cheapest_{market.id}", style="check",
+                     market=market.id)
         row += 1
+    totals = col_letters(col + 1)
+    sheet.lowest_in_row.append(f"{totals}{top}:{totals}{row - 1}")  # the cheapest total, green
     return row
 
 

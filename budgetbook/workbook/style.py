@@ -84,7 +84,8 @@ def price(currency: str) -> str:
 
 
 HOURS = "#,##0"
-COUNT = "General"        # a count: whole as whole (300), a fraction as typed (2.2 runs); `#,##0.##` would show "300."
+COUNT = "#,##0.0#"       # a count: 300.0, 2.2 runs, 0.75 months; not "#,##0.##" (Excel shows "300.") nor General
+# (LibreOffice gives a General formula cell the format of the cells it reads, and saves that)
 SHARE = "0.0%"
 PERCENT = "0.0%"
 MULTIPLIER = '0.00"x"'
