@@ -63,19 +63,42 @@ def init_plan(template: str, out: PathLike | None = None, *, force: bool = False
 
 
 def show_plan(spec: str | Path | None = None) -> Breakdown:
-    """The reference model's figures for a plan."""
-    from .plan.loader import load_plan
+    """The reference model's figures for a plan (or a workbook's embedded plan, its current inputs)."""
     from .reference import compute_breakdown
 
-    return compute_breakdown(load_plan(spec))
+    return compute_breakdown(_shown_plan(spec))
 
 
 def show_months(spec: str | Path | None = None) -> MonthlyBreakdown:
     """The reference model's development cost month by month (base case), per market."""
-    from .plan.loader import load_plan
     from .reference import compute_monthly
 
-    return compute_monthly(load_plan(spec))
+    return compute_monthly(_shown_plan(spec))
+
+
+def _shown_plan(spec: str | Path | None) -> Any:
+    """The plan `show` prints: a plan file or template, or a workbook's embedded plan with the inputs
+    it holds now (what `extract` would write)."""
+    from .plan.loader import load_plan, plan_from_text
+
+    if spec is not None and is_workbook_file(Path(spec)):
+        from .review.extract import extract_plan_text
+
+        return plan_from_text(extract_plan_text(Path(spec)), f"{spec} (embedded plan, current inputs)")
+    return load_plan(spec)
+
+
+def is_workbook_file(path: Path) -> bool:
+    """Whether `path` is a file that starts as an .xlsx (a zip archive) does."""
+    from .xlsx.file_bytes import ZIP_MAGICS
+
+    try:
+        if not path.is_file():
+            return False
+        with open(path, "rb") as handle:
+            return handle.read(8).startswith(ZIP_MAGICS)
+    except OSError:
+        return False
 
 
 # --- physics (issue 13): the GPU catalog and the calibration against published runs ---------------
@@ -105,12 +128,13 @@ def plan_schema() -> dict[str, Any]:
 
 
 def generate_workbook(spec: str | Path | None = None, out: PathLike | None = None, *,
-                      force: bool = False) -> Path:
+                      force: bool = False, lock_sheets: bool = False, password: str | None = None) -> Path:
     """Write the plan's workbook to `out` (default: <plan name>.xlsx) and return its path.
 
     An existing workbook is replaced only when it is untouched since it was
     generated, or with `force`; the plan itself never, even with `force`
-    (checked before the existing file is read).
+    (checked before the existing file is read). `lock_sheets` protects every
+    sheet, inputs unlocked; `password` (implies it) is asked to unprotect.
     """
     from .errors import PlanError
     from .plan.loader import plan_from_text, resolve
@@ -125,7 +149,7 @@ def generate_workbook(spec: str | Path | None = None, out: PathLike | None = Non
     if not force:
         ensure_replaceable(out)
     try:
-        return write_workbook(plan, text, out, protect=inputs)
+        return write_workbook(plan, text, out, protect=inputs, lock_sheets=lock_sheets, password=password)
     except PlanError as exc:  # ids that make one defined name: the plan file is at fault, not its `name:`
         raise exc.with_source(source) from None
 

@@ -142,6 +142,10 @@ def generate(
     force: Annotated[bool, typer.Option("--force",
                                         help="Replace a workbook even if it was edited since generated.")] = False,
     strict: StrictOption = False,
+    protect: Annotated[bool, typer.Option("--protect",
+                                          help="Protect every sheet, inputs left unlocked (no password).")] = False,
+    password: Annotated[str | None, typer.Option("--password", metavar="TEXT",
+                                                 help="Protect every sheet with this password.")] = None,
 ):
     """Write the plan as an Excel workbook of live formulas."""
     from .api import generate_workbook
@@ -149,7 +153,7 @@ def generate(
     if strict:
         _strict()
 
-    written = generate_workbook(plan, output, force=force)
+    written = generate_workbook(plan, output, force=force, lock_sheets=protect, password=password)
     typer.echo(f"Wrote {written}")
 
 

@@ -45,33 +45,43 @@ def render(breakdown: Breakdown, fmt: str, out: TextIO | None = None) -> None:
 
 
 def render_table(breakdown: Breakdown, out: TextIO) -> None:
+    """Markets side by side, by label; a line item a row, its range below its value; then one line
+    naming the cheapest market and what it saves against the dearest."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=Text(visible(f"{breakdown.plan} ({breakdown.currency})")), title_justify="left")
-    table.add_column("Market")
-    table.add_column("Line item")
-    table.add_column("Value", justify="right")
-    table.add_column("Range (low-high)", justify="right")
-    beside_total = beside_total_ids()
+    cur = breakdown.currency
+    labels = market_labels(breakdown)
+    table = Table(title=Text(visible(f"{breakdown.plan} ({cur})")), title_justify="left")
+    # every range on one line (market labels wrap in the header instead), even when stdout is not a terminal
+    widest = max((len(money_range(f, cur)) for f in breakdown.figures), default=0)
+    table.add_column("Line item", min_width=20)
     for market in breakdown.markets:
-        figures = [f for f in breakdown.figures if f.market == market]
-        development = [f for f in figures if f.item not in beside_total]
-        beside = [f for f in figures if f.item in beside_total]
-        for i, figure in enumerate(development):
-            bold = "bold" if figure.item == "total" else ""
-            table.add_row(Text(visible(market) if i == 0 else ""), Text(visible(figure.label), style=bold),
-                          Text(money(figure.value, breakdown.currency), style=bold),
-                          Text(money_range(figure, breakdown.currency)))
-        if beside:
-            table.add_row("", Text("beside the total, not added to it:", style="italic"), "", "")
-        for figure in beside:
-            table.add_row("", Text(f"  {visible(figure.label)}{BESIDE_NOTES.get(figure.item, '')}"),
-                          Text(money(figure.value, breakdown.currency)), Text(money_range(figure, breakdown.currency)))
-        table.add_section()
-    # wide enough for a four-market plan even when stdout is not a terminal
-    Console(file=out, width=max(100, Console().width), highlight=False).print(table)
+        table.add_column(Text(visible(labels[market])), justify="right", min_width=max(widest, 12))
+    by = {(f.item, f.market): f for f in breakdown.figures}
+    items = list(dict.fromkeys(f.item for f in breakdown.figures))
+    beside_total = beside_total_ids()
+    for beside in (False, True):
+        shown = [item for item in items if (item in beside_total) == beside]
+        if beside and shown:
+            table.add_section()
+            table.add_row(Text("beside the total, not added to it:", style="italic"))
+        for item in shown:
+            figures = [by.get((item, market)) for market in breakdown.markets]
+            label = next(f.label for f in figures if f is not None)
+            bold = "bold" if item == "total" else ""
+            cells = [Text("") if f is None else Text(money(f.value, cur), style=bold) +
+                     (Text("\n" + money_range(f, cur), style="dim") if f.low is not None else Text(""))
+                     for f in figures]
+            note = BESIDE_NOTES.get(item, "") if beside else ""
+            table.add_row(Text(("  " if beside else "") + visible(label) + note, style=bold), *cells)
+    needed = 28 + (max(widest, 12) + 3) * len(breakdown.markets)
+    console = Console(file=out, width=max(100, Console().width, needed), highlight=False)
+    console.print(table)
+    line = decision_line(breakdown)
+    if line:
+        console.print(Text(visible(line)))
     from .printing_physics import render_physics_table
 
     render_physics_table(breakdown.source, out)
@@ -80,6 +90,27 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
 # what a figure beside the total is, so nobody reads it as missing from the total (issue 13)
 BESIDE_NOTES = {"final_run": " (inside Compute)", "serving": " (after training, never added)",
                 "serving_api": " (the same tokens bought, an alternative)"}
+
+
+def market_labels(breakdown: Breakdown) -> dict[str, str]:
+    """Each market's label (its id where it has none), as the workbook's headers say."""
+    source = getattr(breakdown, "source", None)
+    markets = {m.id: m.label or m.id for m in getattr(source, "markets", [])}
+    return {market: markets.get(market, market) for market in breakdown.markets}
+
+
+def decision_line(breakdown: Breakdown) -> str:
+    """"Cheapest: X, $T total development cost; saves $S (P%) against Y" (as Summary's decision block)."""
+    totals = {f.market: f.value for f in breakdown.figures if f.item == "total"}
+    if len(totals) < 2:
+        return ""
+    labels = market_labels(breakdown)
+    cheapest = min(totals, key=lambda m: totals[m])
+    dearest = max(totals, key=lambda m: totals[m])
+    saving = totals[dearest] - totals[cheapest]
+    share = f" ({saving / totals[dearest]:.1%})" if totals[dearest] > 0 else ""
+    return (f"Cheapest: {labels[cheapest]}, {money(totals[cheapest], breakdown.currency)} total development cost; "
+            f"saves {money(saving, breakdown.currency)}{share} against {labels[dearest]}")
 
 
 def _rows(breakdown: Breakdown):

@@ -1,4 +1,5 @@
-"""Regenerate the sample workbooks of every template, and PNGs of their Summary, Procurement, Cash flow, Sensitivity.
+"""Regenerate the sample workbooks of every template, and PNG pages of their Inputs, Summary, Procurement, Cash flow,
+Sensitivity.
 
     python samples/regenerate.py            # workbooks and PNGs (needs soffice and pdftoppm)
     python samples/regenerate.py --no-png   # workbooks only
@@ -23,7 +24,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from budgetbook.plan.loader import plan_from_text, resolve, template_names  # noqa: E402
 from budgetbook.workbook import write_workbook  # noqa: E402
 
-PAGES = ("Summary", "Procurement", "Cash flow", "Sensitivity")
+PAGES = ("Inputs", "Summary", "Procurement", "Cash flow", "Sensitivity")  # printed in tab order: Inputs first
 
 
 def dump(path: Path) -> list[str]:
@@ -51,7 +52,8 @@ def generate(template: str, out_dir: Path) -> Path:
 
 
 def render_pngs(book: Path, out_dir: Path) -> list[Path]:
-    """PNGs of the Summary, Procurement, Cash flow and Sensitivity pages, as LibreOffice prints them (recalculated)."""
+    """PNGs of the Inputs, Summary, Procurement, Cash flow and Sensitivity pages, as LibreOffice prints them
+    (recalculated)."""
     from libreoffice import make_profile
 
     with tempfile.TemporaryDirectory(prefix="budgetbook-samples-") as tmp:
@@ -59,6 +61,8 @@ def render_pngs(book: Path, out_dir: Path) -> list[Path]:
         wb = openpyxl.load_workbook(book)
         for ws in wb:
             ws.sheet_state = "visible" if ws.title in PAGES else "hidden"
+            if ws.title not in PAGES:
+                ws.print_area = None  # LibreOffice prints a hidden sheet that has a print area
         wb.active = wb.sheetnames.index(PAGES[0])
         only = tmp / book.name
         wb.save(only)

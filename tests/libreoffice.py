@@ -174,6 +174,35 @@ def recalculate(xlsx: Path, out_dir: Path) -> Path:
     return out
 
 
+def recalculate_many(books: list[Path], out_dir: Path) -> list[Path]:
+    """`recalculate` for several workbooks in one LibreOffice start (each start costs seconds).
+
+    The books must have distinct file names; `out_dir` must differ from each book's directory.
+    """
+    soffice = _require_soffice()
+    books = [Path(b).resolve() for b in books]
+    out_dir = Path(out_dir).resolve()
+    if len({b.stem for b in books}) != len(books) or any(b.parent == out_dir for b in books):
+        raise LibreOfficeError("recalculate_many: distinct names, and an out_dir apart from the inputs")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    outs = [out_dir / (b.stem + ".xlsx") for b in books]
+    for out in outs:
+        out.unlink(missing_ok=True)
+    with _profile_lock:
+        cmd = [soffice, "--headless", "--norestore", "--nologo",
+               f"-env:UserInstallation={_profile_url(_convert_profile())}",
+               "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", str(out_dir), *map(str, books)]
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=CONVERT_TIMEOUT * len(books))
+        except subprocess.TimeoutExpired as exc:
+            raise LibreOfficeError(f"soffice --convert-to timed out on {len(books)} books") from exc
+    missing = [str(out) for out in outs if not out.is_file()]
+    if done.returncode != 0 or missing:
+        raise LibreOfficeError(f"soffice --convert-to failed (exit {done.returncode}), missing {missing}; "
+                               f"stderr: {done.stderr.strip()!r}")
+    return outs
+
+
 # --- reading results ----------------------------------------------------------
 
 

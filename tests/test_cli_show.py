@@ -90,8 +90,13 @@ def test_table_groups_markets_and_keeps_magnitudes_apart(capsys):
         < out.index("Final-run compute (inside Compute)")
     assert "Serving (after training, never added)" in out
     out = shown(capsys, "show", "pretrain-7b", "--format", "table")
-    for market in ("hyperscaler_commit", "neo_cloud", "decentralized_market", "hybrid"):
-        assert market in out
+    # markets side by side by label, and the decision in one line below
+    header = out[:out.index("Compute")]
+    for market in ("Neo-cloud", "Decentralized market", "Hybrid (commit core,", "Hyperscaler"):
+        assert market in header
+    assert out.index("$414,940") < out.index("$231,236") < out.index("Failed runs")  # one row, two markets
+    assert "Cheapest: Decentralized market, $835,087 total development cost; saves $589,684 (41.4%) against " \
+           "Hybrid" in out
 
 
 def test_csv_label_cannot_become_a_formula(tmp_path, capsys):

@@ -176,9 +176,9 @@ def test_swapped_price_names_are_an_error_not_two_input_changes(capsys, edited):
     code, report = checked(capsys, edited(swap))
     assert code == 1
     by_name = {f["name"]: f["message"] for f in errors(report)}
-    assert by_name[PRICE_A] == (f"name `{PRICE_A}` now points at the row labelled `Decentralized market price per "
-                                "GPU-hour, H100_SXM`; budgetbook wrote it in the row labelled `Hyperscaler "
-                                "(on-demand) price per GPU-hour, H100_SXM`")
+    # both rows read "GPU-hour price, H100_SXM" under their market's section: the cells beside it tell
+    assert by_name[PRICE_A] == (f"name `{PRICE_A}` now points at Inputs!C9; the cells written beside it put it "
+                                "at C5")
     assert PRICE_B in by_name
 
 

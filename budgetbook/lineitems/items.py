@@ -113,6 +113,18 @@ def _cut(text: str, units: int) -> str:
     return re.sub(r"[\s']+$", "", text)
 
 
+def _shortened(text: str, units: int) -> str:
+    """`text` if it fits, else its words that fit and an ellipsis (`Data collection, filtering…`),
+    never a word cut in two unless the first word alone is too long."""
+    cut = _cut(text, units)
+    if cut == text:
+        return text
+    head = _cut(text, units - 1)
+    whole = text[len(head):len(head) + 1].isspace() or " " not in head  # `head` ends on a word's end
+    words = re.sub(r"[\s,;'-]+$", "", head if whole else head.rsplit(" ", 1)[0])
+    return (words or head) + "\u2026"
+
+
 def sheet_title(label: str, taken: set[str]) -> str:
     """A valid, unique sheet title: no []:*?/\\, control characters or `_xHHHH_` escapes, no edge
     apostrophes, at most 31 UTF-16 units."""
@@ -121,10 +133,10 @@ def sheet_title(label: str, taken: set[str]) -> str:
     # formulas keep the name as written: break every such escape, as other characters a title may
     # not hold are broken
     base = re.sub(r"_(?=x[0-9A-Fa-f]{4}_)", "-", base)
-    title, n = _cut(base, TITLE_UNITS), 2
+    title, n = _shortened(base, TITLE_UNITS), 2
     while title.lower() in taken:
         suffix = f" ({n})"
-        title, n = _cut(base, TITLE_UNITS - len(suffix)) + suffix, n + 1
+        title, n = _shortened(base, TITLE_UNITS - len(suffix)) + suffix, n + 1
     taken.add(title.lower())
     return title
 

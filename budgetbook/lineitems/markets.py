@@ -38,3 +38,8 @@ def markets_used(plan: Any, market: Any) -> list[Any]:
     if market.hybrid is None:
         return [market]
     return [_by_id(plan, market_id) for market_id in dict.fromkeys(market.hybrid.assign.values())]
+
+
+def market_name(market: Any) -> str:
+    """How a market reads in a sheet: its label, else its id."""
+    return market.label or market.id

@@ -16,6 +16,7 @@ TOKENS_PER_MILLION = 1e6
 NONE = 0
 HOURS_PER_MONTH = HOURS_PER_DAY * DAYS_PER_MONTH
 CHECK_TOLERANCE = 1e-9
+EXACT_MATCH = 0
 
 # (defined name, label, value, unit, source)
 CONSTANTS = (
@@ -30,4 +31,6 @@ CONSTANTS = (
      "a market's extra engineering days and the further items fall in the plan's first month"),
     ("k_none", "Nothing (a line with no entries)", NONE, "", "used where a plan has no entries for a line"),
     ("k_tolerance", "Check tolerance (relative)", CHECK_TOLERANCE, "share", "sums may differ by rounding only"),
+    ("k_exact_match", "Exact match (MATCH's match type)", EXACT_MATCH, "", "MATCH(value, range, 0) finds the "
+     "value itself, not the nearest"),
 )

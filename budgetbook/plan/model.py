@@ -46,7 +46,8 @@ def suggest(word: str, choices) -> str:
 class Strict(BaseModel):
     """Refuses unknown keys with a did-you-mean, and anything that is not a mapping."""
 
-    model_config = ConfigDict(frozen=True, validate_default=True)
+    # the schema says what `_known_keys` does, so editors flag a mistyped key too
+    model_config = ConfigDict(frozen=True, validate_default=True, json_schema_extra={"additionalProperties": False})
 
     @model_validator(mode="before")
     @classmethod

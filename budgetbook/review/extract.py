@@ -11,10 +11,12 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 
 from ..errors import WorkbookError
+from ..plan.comments import with_comments
 from ..plan.inputs import InputCell, input_cells, month_text
 from ..plan.loader import plan_from_text
 from ..plan.numbers import Num
 from .findings import INPUT_PROBLEMS
+from .notes import edited_notes
 from .readback import OpenedWorkbook, evaluate_formula_inputs, open_book, read_inputs
 
 RANGE_HEADERS = ("low", "high")
@@ -78,6 +80,7 @@ def current_plan_text(book: OpenedWorkbook) -> str:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise WorkbookError(f"{first.where}: {first.message}{more}", source=str(path))
     text = rewrite_plan(book.plan_text, current_ranges(book, cells, values), book)
+    text = with_comments(text, edited_notes(book, cells))  # a note edited on Inputs: the key's comment
     plan_from_text(text, f"{path} (extracted plan)")  # what we write must load
     return text
 

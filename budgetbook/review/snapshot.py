@@ -177,7 +177,7 @@ def rebuilt_dump(book: OpenedWorkbook) -> Dump:
 
     today, version, stamped = generation_facts(book)
     today = today or dt.date.today()
-    blueprint = build_book(book.plan, today, version)
+    blueprint = build_book(book.plan, today, version, book.plan_text)
     sheets = [(sheet.title, "visible") for sheet in blueprint.sheets]
     cells = {sheet.title: {key: dumped for key, cell in sheet.cells.items()
                            if (dumped := _blueprint_cell(cell)) is not None} for sheet in blueprint.sheets}

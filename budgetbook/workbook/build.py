@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..lineitems.registry import LINE_ITEMS
+from ..plan.comments import input_comments
 from ..plan.model import Plan
 from .about import build_about
 from .cash_flow import build_cash_flow
@@ -26,18 +27,19 @@ if TYPE_CHECKING:  # the plan loader lays every plan out (`build_book`): `show` 
 
     from ..actuals.model import Actuals
 
-
 def build_book(plan: Plan, today: dt.date | None = None, version: str = __version__,
-               actuals: Actuals | None = None) -> Blueprint:
+               plan_text: str = "", actuals: Actuals | None = None) -> Blueprint:
     """The whole workbook as plain data, sheets in tab order: inputs, calculations, outputs.
 
     `version` is the one written on About (the overwrite guard rebuilds a workbook as it was written);
+    `plan_text`, the plan as written, gives each input the source its YAML comment cites;
     `actuals` (imported bills) add the Actuals and Variance sheets last.
     """
     book = Blueprint(plan.name)
     inp = Inputs(plan)
     build_about(book, plan, today or dt.date.today(), version)
-    build_inputs(book, plan, inp.cells)
+    notes = input_comments(plan_text, [cell.path for cell in inp.cells]) if plan_text else {}
+    build_inputs(book, plan, inp.cells, notes)
     for item in LINE_ITEMS:
         item.build(book, plan, inp)
     build_summary(book, plan)
@@ -88,7 +90,7 @@ def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None, *, 
     from .openpyxl_book import to_openpyxl
 
     today = today or dt.date.today()
-    wb = to_openpyxl(build_book(plan, today, version, actuals))
+    wb = to_openpyxl(build_book(plan, today, version, plan_text, actuals))
     embed_plan(wb, plan_text)
     if actuals is not None:
         from ..actuals.embed import embed_actuals

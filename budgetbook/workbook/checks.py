@@ -18,6 +18,7 @@ def build_checks(book: Blueprint, plan: Plan, inp: Inputs) -> Sheet:
                     "or an input is outside what the model allows.", "subtitle")
     for col, title in enumerate(("Area", "Check", "Market / input", "OK"), 1):
         sheet.put(FIRST_ROW - 1, col, title, "header")
+    sheet.print_title_rows = f"{FIRST_ROW - 1}:{FIRST_ROW - 1}"  # the header atop every printed page
     sheet.row = FIRST_ROW
 
     def check(area: str, text: str, what: str, formula: str, name: str, market: str = "") -> None:

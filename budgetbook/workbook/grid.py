@@ -72,6 +72,9 @@ class Sheet:
     chart: dict | None = None
     gridlines: bool = True
     row: int = 1                               # next free row, for builders that append
+    print_columns: int | None = None           # print only columns 1..n (technical columns left off paper)
+    print_title_rows: str | None = None        # rows repeated atop every printed page ("4:4")
+    more_charts: list[dict] = field(default_factory=list)  # charts beside `chart` (`openpyxl_book`)
 
     def put(self, row: int, col: int, value: Any, style: str = "text", fmt: str | None = None,
             *, text: bool = False) -> str:

@@ -96,6 +96,8 @@ def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
         tornado_chart(ws, sheet.chart)
     elif sheet.chart:
         _chart(ws, sheet)
+    for spec in sheet.more_charts:
+        _row_chart(ws, spec)
     _print_setup(ws, sheet, plan_name)
 
 
@@ -110,8 +112,16 @@ def _validations(ws, sheet: Sheet) -> None:
         dv = DataValidation(type=rule["type"], operator=rule.get("operator"), formula1=rule["formula1"],
                             formula2=rule.get("formula2"), allow_blank=False, showErrorMessage=True,
                             errorTitle="Outside the allowed range", error=_text(rule["message"][:255]))
+        if rule.get("prompt"):  # Excel shows at most 32 characters of title and 255 of message
+            dv.showInputMessage = True
+            dv.promptTitle = _text(_clip(rule["prompt_title"], 32))
+            dv.prompt = _text(_clip(rule["prompt"], 255))
         dv.add(ref)
         ws.add_data_validation(dv)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
 
 
 def _chart(ws, sheet: Sheet) -> None:
@@ -122,7 +132,7 @@ def _chart(ws, sheet: Sheet) -> None:
     chart.grouping = "clustered"
     chart.title = spec["title"]  # DrawingML text (`a:t`): not ST_Xstring, never decoded, so not escaped
     chart.y_axis.title = spec["currency"]
-    chart.y_axis.numFmt = "#,##0"
+    chart.y_axis.numFmt = spec.get("axis_format", "#,##0")
     chart.y_axis.majorGridlines = None
     chart.y_axis.delete = False
     chart.x_axis.delete = False
@@ -134,8 +144,31 @@ def _chart(ws, sheet: Sheet) -> None:
     chart.x_axis.tickLblSkip = 1  # every line item labelled, not every other one
     small = CharacterProperties(sz=800)
     chart.x_axis.txPr = RichText(p=[Paragraph(pPr=ParagraphProperties(defRPr=small), endParaRPr=small)])
-    chart.height = max(7.0, 1.1 * (spec["last_row"] - spec["first_row"] + 1) + 2)
+    # room for every category's label: LibreOffice drops labels that would touch
+    chart.height = max(7.0, spec.get("row_height", 1.1) * (spec["last_row"] - spec["first_row"] + 1) + 3)
     chart.width = 20
+    ws.add_chart(chart, spec["anchor"])
+
+
+def _row_chart(ws, spec: dict) -> None:
+    """Columns of one row's cells (a total per market), labelled by another row (the market headers)."""
+    chart = BarChart()
+    chart.type = "col"
+    chart.title = spec["title"]
+    chart.y_axis.title = spec["currency"]
+    chart.y_axis.numFmt = spec["axis_format"]
+    chart.y_axis.delete = False
+    chart.x_axis.delete = False
+    chart.legend = None  # one series: the axis labels say it all
+    values = Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"], min_row=spec["row"],
+                       max_row=spec["row"])
+    chart.series.append(Series(values, title=_text(spec["series"])))
+    chart.set_categories(Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"],
+                                   min_row=spec["labels_row"], max_row=spec["labels_row"]))
+    chart.x_axis.tickLblSkip = 1
+    small = CharacterProperties(sz=800)
+    chart.x_axis.txPr = RichText(p=[Paragraph(pPr=ParagraphProperties(defRPr=small), endParaRPr=small)])
+    chart.height, chart.width = spec["height"], spec["width"]
     ws.add_chart(chart, spec["anchor"])
 
 
@@ -163,6 +196,10 @@ def _print_setup(ws, sheet: Sheet, plan_name: str) -> None:
     ws.page_setup.fitToWidth = 1
     # outputs print as one page each; long input and calculation sheets run on, one page wide
     ws.page_setup.fitToHeight = 1 if sheet.role == "output" and sheet.title != "Checks" else 0
+    if sheet.print_columns:
+        ws.print_area = f"A1:{_letter(sheet.print_columns)}{max(ws.max_row, 1)}"
+    if sheet.print_title_rows:
+        ws.print_title_rows = sheet.print_title_rows
     ws.oddHeader.left.text = _text(re.sub("&", "&&", plan_name))
     ws.oddHeader.right.text = "&A"
     ws.oddFooter.left.text = "budgetbook"

@@ -83,6 +83,7 @@ class CalcSheet:
             sheet.put(HEADER_ROW, market_col(plan, market), market_header(market), "header", text=True)
         sheet.widths = {1: 46.0, 2: 16.0} | {FIRST_COL + i: 20.0 for i in range(len(plan.markets))}
         sheet.freeze = f"C{HEADER_ROW + 1}"
+        sheet.print_title_rows = f"{HEADER_ROW}:{HEADER_ROW}"  # market headers atop every printed page
         sheet.heights[HEADER_ROW] = 45  # market labels wrap onto up to three lines
         sheet.row = HEADER_ROW + 2
 

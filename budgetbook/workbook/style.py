@@ -16,7 +16,8 @@ TAB_COLOURS = {"inputs": "FFC000", "calc": "5B9BD5", "output": "70AD47", "about"
 
 FONT = "Calibri"  # named everywhere: a Font without a name renders in LibreOffice's serif default
 STYLE_NAMES = ("text", "title", "subtitle", "header", "section", "label", "unit", "note", "input", "constant",
-               "calc", "figure", "total", "check")
+               "calc", "figure", "total", "check", "wrapped_label", "wrapped_note",
+               "wrapped_section")
 
 
 def font(**kw) -> Font:
@@ -47,22 +48,44 @@ def cell_styles() -> dict[str, dict[str, Any]]:
         "figure": {"font": font(bold=True)},
         "total": {"font": font(bold=True), "border": Border(top=thin, bottom=Side(style="double", color="808080"))},
         "check": {"alignment": Alignment(horizontal="center")},
+        # Inputs' labels and sources: wrapped in their column, never cut off on screen or paper
+        "wrapped_label": {"font": font(), "alignment": Alignment(wrap_text=True)},
+        "wrapped_note": {"font": font(italic=True, color="595959"), "alignment": Alignment(wrap_text=True)},
+        "wrapped_section": {"font": font(bold=True, color="1F3864"), "alignment": Alignment(wrap_text=True)},
     }
 
 
 _SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥", "INR": "₹"}
 
 
-def money(currency: str, decimals: int = 0) -> str:
-    """A currency number format: `$#,##0` for USD, `"CHF "#,##0` where there is no symbol."""
+def _prefix(currency: str) -> str:
     symbol = _SYMBOLS.get(currency)
+    return f'"{symbol}"' if symbol else f'"{currency} "'
+
+
+def money(currency: str, decimals: int = 0) -> str:
+    """A currency number format, negatives in accounting style: `$#,##0_);($#,##0)` for USD,
+    `"CHF "#,##0...` where there is no symbol (the `_)` keeps positives aligned with the `)`)."""
     digits = "#,##0" + ("." + "0" * decimals if decimals else "")
-    prefix = f'"{symbol}"' if symbol else f'"{currency} "'
-    return f"{prefix}{digits};-{prefix}{digits}"
+    prefix = _prefix(currency)
+    return f"{prefix}{digits}_);({prefix}{digits})"
+
+
+def axis_money(currency: str) -> str:
+    """A chart axis in currency, scaled: $250K, $1.5M (two conditions, Excel's most)."""
+    prefix = _prefix(currency)
+    return f'[>=1000000]{prefix}#,##0.0,,"M";[>=1000]{prefix}#,##0,"K";{prefix}#,##0'
+
+
+def price(currency: str) -> str:
+    """A price per unit: always its cents, and up to two digits more where typed (`$3.00`, `$0.023`)."""
+    prefix = _prefix(currency)
+    return f"{prefix}#,##0.00##_);({prefix}#,##0.00##)"
 
 
 HOURS = "#,##0"
-COUNT = "#,##0.##"
+COUNT = "#,##0.0#"       # a count: 300.0, 2.2 runs, 0.75 months; not "#,##0.##" (Excel shows "300.") nor General
+# (LibreOffice gives a General formula cell the format of the cells it reads, and saves that)
 SHARE = "0.0%"
 PERCENT = "0.0%"
 MULTIPLIER = '0.00"x"'
@@ -70,6 +93,11 @@ GB = '#,##0" GB"'
 VOLUME_GB = '[>=1000000]#,##0.0,," PB";[>=1000]#,##0.0," TB";#,##0" GB"'
 BIG = "0.00E+00"
 NUMBER = "#,##0.####"
+WHOLE = "#,##0"            # a count typed whole
+DECIMALS = "#,##0.0#"      # a count with a fraction (0.75 months): never a bare trailing `.`
+FRACTION = "#,##0.0###"    # a constant with a fraction (30.4375 days a month)
+# a big count in a readable scale: 7.0 B parameters, 5.0 T tokens (two conditions: Excel's most)
+SCALED = '[>=1000000000000]#,##0.0,,,," T";[>=1000000000]#,##0.0,,," B";#,##0'
 
 
 def input_format(unit: str, currency: str, value: float) -> str:

@@ -6,6 +6,7 @@ from ..lineitems import final_run
 from ..lineitems.registry import TOTAL, beside_lines, development_lines
 from ..plan.model import Plan
 from . import style as st
+from .decision import build_decision, market_chart
 from .grid import Blueprint
 from .percentiles import add_percentiles
 from .rows import FIRST_COL, CalcSheet, CellOf, NameOf, Rows
@@ -35,15 +36,19 @@ def build_summary(book: Blueprint, plan: Plan) -> None:
         sheet.gap()
     if f"{final_run.TOKENS}_{plan.markets[0].id}" in book.specs:
         _per_million_tokens(sheet, plan, total, final_row)
+    build_decision(book, sheet.sheet, plan, total)
     add_scenario_row(sheet)  # ranges: the scenario the figures are in, and P10/P50/P90 computed by budgetbook
     add_percentiles(sheet, plan)
     sheet.sheet.put(sheet.sheet.row, 1, "All checks pass (see Checks)", "section")
     book.formula(sheet.sheet, sheet.sheet.row, FIRST_COL, "=checks_ok", "sum_checks_ok", kind="check", style="check")
     sheet.sheet.red_when_false.append(f"C{sheet.sheet.row}")
     sheet.sheet.row += 2
+    # the charts sit right of the frozen label columns, so scrolling never cuts them
     sheet.sheet.chart = {"title": "Development cost by line item", "first_row": rows[0], "last_row": rows[-1],
-                         "anchor": f"A{sheet.sheet.row}", "currency": plan.currency,
+                         "anchor": f"C{sheet.sheet.row}", "currency": plan.currency,
+                         "axis_format": st.axis_money(plan.currency), "row_height": 1.4,
                          "series": [(FIRST_COL + i, m.label or m.id) for i, m in enumerate(plan.markets)]}
+    sheet.sheet.more_charts.append(market_chart(sheet.sheet, plan, total))
 
 
 def _per_million_tokens(sheet: CalcSheet, plan: Plan, total: int, final_row: int | None) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .xstring import unescape
+
 MAX_RANGE_CELLS = 100_000
 
 Area = tuple[str, int, int, int, int]  # (SHEET, r1, c1, r2, c2); the sheet may not exist
@@ -98,8 +100,10 @@ def parse_lines(text: str, sheet: str) -> Area | None:
 class CellGrid:
     """Cells and workbook-scoped names of an openpyxl workbook, keyed by upper-case sheet title."""
 
-    def __init__(self, workbook: Any):
+    def __init__(self, workbook: Any, *, decode_text: bool = False):
+        """`decode_text`: text cells are read as Excel reads them (`_xHHHH_` decoded) rather than refused."""
         self.workbook = workbook
+        self.decode_text = decode_text
         self.sheets: dict[str, Any] = self._read_sheets(workbook)
         self.formulas: dict[CellKey, str] = {}  # formula text, `=` included
         self.values: dict[CellKey, Any] = {}    # plain value of every other non-empty cell
@@ -166,9 +170,9 @@ class CellGrid:
                     raise Unsupported("array or data-table formula")
                 self.formulas[(title, row, col)] = value[1:] if value[:2] == "==" else value
             elif dt == "s":
-                if not isinstance(value, str) or "_x" in value:
+                if not isinstance(value, str) or ("_x" in value and not self.decode_text):
                     raise Unsupported("string cell")
-                self.values[(title, row, col)] = value
+                self.values[(title, row, col)] = unescape(value) if self.decode_text else value
             elif dt == "n" and isinstance(value, (int, float)) and not isinstance(value, bool):
                 # ExcelModel.compile_cell rounds numbers to 15 decimals
                 self.values[(title, row, col)] = round(value, 15) if isinstance(value, float) else value

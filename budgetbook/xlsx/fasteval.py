@@ -72,7 +72,7 @@ from .values import plain
 if TYPE_CHECKING:  # `formulas` is imported only for the cells `numeric` leaves to it
     from formulas.ranges import Ranges
 
-__all__ = ["Unsupported", "evaluate_fast"]
+__all__ = ["Unsupported", "evaluate_cells", "evaluate_fast"]
 
 _NO_VALUE = object()  # a formula that raised: its cell, and every cell reading it, stays without a value
 _VISITING, _DONE = 1, 2
@@ -80,18 +80,31 @@ _VISITING, _DONE = 1, 2
 
 def evaluate_fast(source: Any) -> dict[str, Any]:
     """{defined name: value} for every workbook-scoped name; Excel errors as text; see the module doc."""
-    grid = CellGrid(load_workbook_of(source))
+    evaluator = _evaluated(CellGrid(load_workbook_of(source)))
+    grid = evaluator.grid
+    names = {}
+    for name in grid.workbook.defined_names:
+        value = evaluator.raw_value(grid.names[name.upper()])
+        names[name] = None if value is None else plain(value)
+    return names
+
+
+def evaluate_cells(workbook: Any) -> dict[CellKey, Any]:
+    """{(SHEET, row, col): value} of every formula cell that has one, as `formulas` computes it (raw:
+    numpy scalars, Excel errors as `XlError`); for a workbook being written (`workbook.cached`), whose
+    text cells still hold the `_xHHHH_` escapes the file will carry. Raises `Unsupported` like
+    `evaluate_fast`."""
+    return dict(_evaluated(CellGrid(workbook, decode_text=True)).results)
+
+
+def _evaluated(grid: CellGrid) -> _Evaluator:
     plans = plan_formulas(grid)
     deps = _dependencies(grid, plans)
     order, on_cycle = _evaluation_order(deps)
     evaluator = _Evaluator(grid)
     for batch in _batches(order, on_cycle, deps, plans):
         evaluator.compute(batch, plans)
-    names = {}
-    for name in grid.workbook.defined_names:
-        value = evaluator.raw_value(grid.names[name.upper()])
-        names[name] = None if value is None else plain(value)
-    return names
+    return evaluator
 
 
 def load_workbook_of(source: Any) -> Any:

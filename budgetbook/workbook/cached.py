@@ -1,0 +1,115 @@
+"""Every formula cell written with its computed value, so a reader that does not recalculate sees figures.
+
+openpyxl writes a formula cell as `<c r="C7" s="3"><f>...</f><v/></c>`: no cached value, so
+`pandas.read_excel`, mail and chat previews, Quick Look and any viewer that shows the stored values
+show blanks. The Blueprint and the openpyxl renderer stay the one way a workbook is made (every sheet
+and chart goes through them); this module takes the saved package and fills each formula cell's
+`<v>` with the value our own evaluator (`xlsx.fasteval`, the `formulas` package's Excel functions)
+computes over the same workbook, with the `t=` the value needs: none for a number, `b` for a
+boolean, `str` for text, `e` for an Excel error. The workbook still asks for a full recalculation
+on open (`fullCalcOnLoad`), so Excel and LibreOffice show their own results; `check` evaluates the
+formulas and never reads these values.
+
+Values come from evaluating the workbook, not from the reference model: the reference is the
+independent second implementation `check` compares against, and a cached value must be what the
+formula itself gives. A workbook the fast evaluator does not handle is written without values
+(as before), never refused.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import zipfile
+from typing import Any
+from xml.etree import ElementTree
+
+from ..xlsx.values import plain
+from ..xlsx.xstring import escape
+
+_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_PKG = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+# a formula cell as openpyxl writes it (no `t=`, a plain `<f>`, an empty `<v>`)
+_FORMULA_CELL = re.compile(rb'<c r="([A-Z]{1,3})([0-9]{1,7})"([^>]*)><f>([^<]*)</f><v ?/></c>')
+
+
+def _column(letters: bytes) -> int:
+    n = 0
+    for ch in letters:
+        n = n * 26 + ch - 64
+    return n
+
+
+def cached_value(value: Any) -> tuple[str, str] | None:
+    """(`t=` attribute or "", `<v>` text) for an evaluated value; None where no value can be cached."""
+    if type(value).__name__ == "XlError":
+        return "e", str(value)
+    value = plain(value)
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "b", "1" if value else "0"
+    if isinstance(value, str):
+        text = escape(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return "str", text
+    if isinstance(value, (int, float)):
+        number = float(value)
+        return ("", repr(number)) if math.isfinite(number) else ("e", "#NUM!")
+    return None
+
+
+def _sheet_parts(archive: zipfile.ZipFile) -> dict[str, str]:
+    """{SHEET TITLE (upper case): part name} from the workbook part and its relationships."""
+    book = ElementTree.fromstring(archive.read("xl/workbook.xml"))
+    rels = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+    targets = {rel.get("Id"): str(rel.get("Target")) for rel in rels.iter(f"{_PKG}Relationship")}
+    parts = {}
+    for sheet in book.iter(f"{_MAIN}sheet"):
+        target = targets.get(sheet.get(f"{_REL}id"), "")
+        parts[str(sheet.get("name")).upper()] = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
+    return parts
+
+
+def inject_values(package: bytes, values: dict[tuple[str, int, int], Any]) -> bytes:
+    """The saved workbook `package` with every formula cell found in `values` carrying its value."""
+    source = zipfile.ZipFile(io.BytesIO(package))
+    parts = {part: sheet for sheet, part in _sheet_parts(source).items()}
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            data = source.read(info)
+            sheet = parts.get(info.filename)
+            if sheet is not None:
+                data = _fill_sheet(data, sheet, values)
+            target.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
+def _fill_sheet(xml: bytes, sheet: str, values: dict[tuple[str, int, int], Any]) -> bytes:
+    def fill(match: re.Match) -> bytes:
+        letters, row, attrs, formula = match.groups()
+        key = (sheet, int(row), _column(letters))
+        if key not in values or (cached := cached_value(values[key])) is None:
+            return match.group()
+        kind, text = cached
+        typed = f' t="{kind}"'.encode() if kind else b""
+        return b'<c r="%s%s"%s%s><f>%s</f><v>%s</v></c>' % (letters, row, attrs, typed, formula,
+                                                            text.encode("utf-8"))
+
+    return _FORMULA_CELL.sub(fill, xml)
+
+
+def save_with_values(wb: Any) -> bytes:
+    """The openpyxl workbook `wb` saved, with every formula cell's computed value cached."""
+    from ..xlsx.cell_grid import Unsupported
+    from ..xlsx.fasteval import evaluate_cells
+
+    buffer = io.BytesIO()
+    wb.save(buffer)
+    try:
+        values = evaluate_cells(wb)
+    except Unsupported:
+        return buffer.getvalue()
+    return inject_values(buffer.getvalue(), values)

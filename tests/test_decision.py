@@ -1,0 +1,65 @@
+"""The decision up front (issue 14, item 4): Summary names the cheapest market and what it saves
+against each other one, as live formulas that follow edited inputs, and charts the total by market."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import zipfile
+
+import openpyxl
+import pytest
+
+from budgetbook.plan.loader import plan_from_text, resolve, template_names
+from budgetbook.reference import compute_breakdown
+from budgetbook.workbook import write_workbook
+from budgetbook.workbook.rows import market_header
+from budgetbook.xlsx.evaluate import evaluate_workbook
+
+
+def _book(template, folder):
+    source, text = resolve(template)
+    plan = plan_from_text(text, source)
+    return plan, write_workbook(plan, text, folder / f"{template}.xlsx", dt.date(2026, 1, 1))
+
+
+def _totals(plan):
+    return {f.market: f.value for f in compute_breakdown(plan).figures if f.item == "total"}
+
+
+@pytest.mark.parametrize("template", template_names())
+def test_summary_names_the_cheapest_market_and_the_savings(template, tmp_path):
+    plan, book = _book(template, tmp_path)
+    totals = _totals(plan)
+    cheapest = min(plan.markets, key=lambda m: totals[m.id])
+    values = evaluate_workbook(book)
+    assert math.isclose(values["dec_cheapest_total"], totals[cheapest.id], rel_tol=1e-12)
+    for market in plan.markets:
+        saving = totals[market.id] - totals[cheapest.id]
+        assert values[f"dec_cheapest_{market.id}"] is (market.id == cheapest.id or saving == 0)
+        assert math.isclose(values[f"dec_saving_{market.id}"], saving, rel_tol=1e-12, abs_tol=1e-6)
+        assert math.isclose(values[f"dec_saving_share_{market.id}"], saving / totals[market.id], abs_tol=1e-12)
+    # the cached values say the same to a reader that does not recalculate, beside the market's label
+    summary = openpyxl.load_workbook(book, data_only=True)["Summary"]
+    rows = {row[0].row: [c.value for c in row] for row in summary.iter_rows(max_row=20)}
+    marked = [cells for cells in rows.values() if cells[-1] is True]
+    assert [cells[-5] for cells in marked] == [market_header(cheapest)]
+    with zipfile.ZipFile(book) as archive:  # two charts on Summary: line items, and total by market
+        charts = [n for n in archive.namelist() if n.startswith("xl/charts/chart")]
+        texts = b"".join(archive.read(n) for n in charts)
+    assert b"Total development cost by market" in texts and b"Development cost by line item" in texts
+    assert b'formatCode="[&gt;=1000000]&quot;$&quot;#,##0.0,,&quot;M&quot;' in texts  # the axes in currency, scaled
+
+
+def test_the_decision_follows_an_edited_price(tmp_path):
+    plan, book = _book("finetune-13b-lora", tmp_path)
+    assert evaluate_workbook(book)["dec_cheapest_decentralized_market"] is True
+    wb = openpyxl.load_workbook(book)
+    sheet, ref = next(iter(wb.defined_names["mkt_decentralized_market_price_h100_sxm"].destinations))
+    wb[sheet][ref.replace("$", "")] = 9.0  # the market's GPU-hour at $9: now the dearest
+    wb.save(tmp_path / "edited.xlsx")
+    values = evaluate_workbook(tmp_path / "edited.xlsx")
+    assert values["dec_cheapest_hyperscaler_on_demand"] is True
+    assert values["dec_cheapest_decentralized_market"] is False
+    assert values["dec_saving_hyperscaler_on_demand"] == 0
+    assert values["dec_saving_decentralized_market"] > 0

@@ -1,0 +1,95 @@
+"""The workbook reads as a finance reader expects (issue 14, items 2 and 3): human labels, unique and
+never cut off, units per unit, number formats chosen by unit, no format Excel shows as `300.`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import openpyxl
+import pytest
+
+from budgetbook.lineitems.items import sheet_title
+from budgetbook.plan.inputs import input_cells
+from budgetbook.plan.loader import plan_from_text, resolve, template_names
+from budgetbook.workbook import style as st
+from budgetbook.workbook import write_workbook
+from budgetbook.workbook.inputs_sheet import LABEL_WIDTH, NOTE_WIDTH
+
+# what a price's unit column says, by the plan field that holds it
+PRICE_FIELDS = {"gpu_prices": "USD per GPU-hour", "storage_per_gb_month": "USD per GB-month",
+                "egress_per_gb": "USD per GB", "fallback_price_per_gpu_hour": "USD per GPU-hour",
+                "api_price_per_million_tokens": "USD per million tokens"}
+# a decimal part of only optional digits: Excel shows 300 as "300." (LibreOffice hides the point)
+_BARE_POINT = re.compile(r"\.#+(?![0#])")
+
+
+def _rows(template, folder):
+    source, text = resolve(template)
+    plan = plan_from_text(text, source)
+    book = write_workbook(plan, text, folder / f"{template}.xlsx", dt.date(2026, 1, 1))
+    wb = openpyxl.load_workbook(book)
+    ws = wb["Inputs"]
+    where = {name: ref.replace("$", "") for name, d in wb.defined_names.items() for sheet, ref in d.destinations
+             if sheet == "Inputs"}
+    return plan, wb, ws, {cell.name: ws[where[cell.name]].row for cell in input_cells(plan)}
+
+
+@pytest.mark.parametrize("template", template_names())
+def test_inputs_labels_units_and_formats(template, tmp_path):
+    plan, wb, ws, rows = _rows(template, tmp_path)
+    section, seen = "", set()
+    sections = {}
+    for row in range(5, ws.max_row + 1):
+        section = ws.cell(row, 1).value or section
+        sections[row] = section
+    for cell in input_cells(plan):
+        row = rows[cell.name]
+        label, unit, value = ws.cell(row, 2), ws.cell(row, 4).value, ws.cell(row, 3)
+        # human, unique under its section, and never cut off (it fits its column or wraps in it)
+        assert label.value[0].isupper() and label.value != cell.label, (cell.name, label.value)
+        assert (sections[row], label.value) not in seen, f"{template}: two rows read {label.value!r}"
+        seen.add((sections[row], label.value))
+        assert len(label.value) <= LABEL_WIDTH or label.alignment.wrap_text, label.value
+        note = ws.cell(row, 7)
+        assert not note.value or len(note.value) <= NOTE_WIDTH or note.alignment.wrap_text
+        field = cell.path[-2] if cell.path[-2] == "gpu_prices" else cell.path[-1]
+        if field in PRICE_FIELDS:  # a price: its unit per unit, always its cents
+            assert unit == PRICE_FIELDS[field], (cell.name, unit)
+            assert value.number_format == st.price("USD")
+        elif cell.bounds.unit.startswith("money"):
+            assert value.number_format in (st.money("USD"), st.money("USD", 2)) and unit.startswith("USD")
+        elif cell.bounds.unit in ("parameters", "tokens"):
+            assert value.number_format == st.SCALED
+        elif cell.bounds.unit.startswith("share"):
+            assert value.number_format == st.SHARE
+        elif cell.bounds.unit in ("runs", "GPUs", "people", "days", "months", "steps", "saves", "count") \
+                and float(cell.num.base).is_integer() and not cell.num.ranged:
+            assert value.number_format == "#,##0", (cell.name, value.number_format)
+    for sheet in wb.worksheets:  # no cell anywhere shows a bare trailing point
+        formats = {c.number_format for r in sheet.iter_rows() for c in r if isinstance(c.value, (int, float, str))}
+        assert not [f for f in formats if _BARE_POINT.search(f)], (sheet.title, formats)
+    assert all(len(title) <= 31 and not title.endswith((" ", ",")) for title in wb.sheetnames)
+
+
+def test_money_negatives_in_accounting_style_and_big_counts_scaled():
+    assert st.money("USD") == '"$"#,##0_);("$"#,##0)'
+    assert st.price("EUR") == '"€"#,##0.00##_);("€"#,##0.00##)'
+    assert st.SCALED.count("[") == 2  # Excel takes at most two conditions in a format
+
+
+def test_long_sheet_titles_end_on_a_word():
+    taken: set[str] = set()
+    assert sheet_title("Data collection, filtering and labelling", taken) == "Data collection, filtering and\u2026"
+    assert sheet_title("Data collection, filtering and labelling, round two", taken) \
+        == "Data collection, filtering\u2026 (2)"
+    assert sheet_title("Evaluation", taken) == "Evaluation"
+
+
+def test_print_areas_and_repeated_headers(tmp_path):
+    _, wb, ws, _ = _rows("pretrain-7b", tmp_path)
+    assert ws.print_area.replace("$", "").split("!")[-1].startswith("A1:G")  # technical columns off paper
+    assert ws.print_title_rows.replace("$", "") == "4:4"
+    for title, header in (("Compute", 4), ("Summary", 4), ("Procurement", 4), ("Checks", 5)):
+        assert (wb[title].print_title_rows or "").replace("$", "") == f"{header}:{header}", title
+        assert wb[title].cell(header, 2).value  # the row repeated is the header row
