@@ -12,7 +12,10 @@ from .build import build_workbook
 
 
 def write_workbook(plan: Plan, plan_text: str, out: PathLike, today: dt.date | None = None, *,
-                   protect: Iterable[PathLike] = ()) -> Path:
-    """Build the workbook and write it to `out`; `protect` lists inputs it must never replace."""
-    wb = build_workbook(plan, plan_text, today)
+                   protect: Iterable[PathLike] = (), password: str | None = None) -> Path:
+    """Build the workbook and write it to `out`; `protect` lists inputs it must never replace.
+
+    `password`: the sheets' protection password (they are protected without one by default).
+    """
+    wb = build_workbook(plan, plan_text, today, password=password)
     return atomic_write(out, wb.save, protect=protect)
