@@ -42,6 +42,12 @@ def test_every_sheet_is_protected_inputs_unlocked_formulas_locked(tmp_path, caps
     inputs = _addresses({"input"})
     assert len(inputs) > 20
     assert [a for a in inputs if wb[a[0]][a[1]].protection.locked] == []
+    # every cell with a data validation (the bounds of an input, a drop-down such as a scenario) is editable
+    validated = [(ws.title, ws.cell(r, c)) for ws in wb.worksheets for dv in ws.data_validations.dataValidation
+                 for ref in dv.sqref.ranges for r in range(ref.min_row, ref.max_row + 1)
+                 for c in range(ref.min_col, ref.max_col + 1)]
+    assert len(validated) >= len(inputs)
+    assert [(t, c.coordinate) for t, c in validated if c.protection.locked] == []
     formulas = [(ws.title, c.coordinate) for ws in wb.worksheets for row in ws.iter_rows() for c in row
                 if c.data_type == "f"]
     assert len(formulas) > 100
