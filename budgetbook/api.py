@@ -128,19 +128,22 @@ def plan_schema() -> dict[str, Any]:
 
 
 def generate_workbook(spec: str | Path | None = None, out: PathLike | None = None, *,
-                      force: bool = False, lock_sheets: bool = False, password: str | None = None) -> Path:
+                      force: bool = False, password: str | None = None) -> Path:
     """Write the plan's workbook to `out` (default: <plan name>.xlsx) and return its path.
+
+    Every sheet is protected with its inputs unlocked; `password` (`--protect`) sets a password.
 
     An existing workbook is replaced only when it is untouched since it was
     generated, or with `force`; the plan itself never, even with `force`
-    (checked before the existing file is read). `lock_sheets` protects every
-    sheet, inputs unlocked; `password` (implies it) is asked to unprotect.
+    (checked before the existing file is read).
     """
     from .errors import PlanError
     from .plan.loader import plan_from_text, resolve
     from .review.guard import ensure_replaceable
     from .workbook import write_workbook
+    from .workbook.protect import check_password
 
+    check_password(password)
     source, text = resolve(spec)
     plan = plan_from_text(text, source)
     out = Path(out) if out is not None else Path(f"{plan.name}.xlsx")
@@ -149,7 +152,7 @@ def generate_workbook(spec: str | Path | None = None, out: PathLike | None = Non
     if not force:
         ensure_replaceable(out)
     try:
-        return write_workbook(plan, text, out, protect=inputs, lock_sheets=lock_sheets, password=password)
+        return write_workbook(plan, text, out, protect=inputs, password=password)
     except PlanError as exc:  # ids that make one defined name: the plan file is at fault, not its `name:`
         raise exc.with_source(source) from None
 

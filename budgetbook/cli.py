@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from click import ClickException
 
 # Plain click help (rich_markup_mode=None): rendering it with rich costs --help ~80 ms of imports.
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+# add_completion: `--install-completion` / `--show-completion`, and `_BUDGETBOOK_COMPLETE` (see README)
+app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   context_settings={"terminal_width": 100, "max_content_width": 100},
                   help="Turn an ML training budget into an Excel workbook of live formulas.")
 
@@ -142,10 +143,9 @@ def generate(
     force: Annotated[bool, typer.Option("--force",
                                         help="Replace a workbook even if it was edited since generated.")] = False,
     strict: StrictOption = False,
-    protect: Annotated[bool, typer.Option("--protect",
-                                          help="Protect every sheet, inputs left unlocked (no password).")] = False,
-    password: Annotated[str | None, typer.Option("--password", metavar="TEXT",
-                                                 help="Protect every sheet with this password.")] = None,
+    protect: Annotated[str | None, typer.Option(
+        "--protect", metavar="<password>",
+        help="Protect the sheets with this password (they are protected, inputs unlocked, without one).")] = None,
 ):
     """Write the plan as an Excel workbook of live formulas."""
     from .api import generate_workbook
@@ -153,7 +153,7 @@ def generate(
     if strict:
         _strict()
 
-    written = generate_workbook(plan, output, force=force, lock_sheets=protect, password=password)
+    written = generate_workbook(plan, output, force=force, password=protect)
     typer.echo(f"Wrote {written}")
 
 
@@ -411,7 +411,8 @@ def main(argv: list[str] | None = None) -> int:
 def _run(argv: list[str] | None) -> int:
     try:
         # standalone_mode=False: click returns a `typer.Exit(code)` raised in a command instead of raising it
-        result = app(args=argv, standalone_mode=False)
+        # prog_name: the name completion scripts and usage lines use, however the CLI was started
+        result = app(args=argv, standalone_mode=False, prog_name="budgetbook")
         return result if isinstance(result, int) and not isinstance(result, bool) else 0
     except BudgetbookError as exc:
         print(f"Error: {exc}", file=sys.stderr)

@@ -1,5 +1,5 @@
-"""`generate --protect` (issue 14, item 8): every sheet protected, inputs unlocked, and `check`,
-`extract` and `show` read the protected workbook as any other."""
+"""Protection (issue 14, item 8): every sheet protected, inputs unlocked, rows insertable; `--protect
+PASSWORD` sets a password; `check`, `extract` and `show` read the protected workbook as any other."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from budgetbook.plan.inputs import input_cells
 from budgetbook.plan.loader import load_plan, template_text
 
 
-@pytest.mark.parametrize("extra", [[], ["--password", "s3cret"]])
+@pytest.mark.parametrize("extra", [[], ["--protect", "s3cret"]])
 def test_protected_sheets_with_inputs_unlocked_still_check(capsys, tmp_path, extra):
     book = tmp_path / "book.xlsx"
-    code, out, _ = run(capsys, "generate", "finetune-13b-lora", "-o", book, "--protect", *extra)
+    code, out, _ = run(capsys, "generate", "finetune-13b-lora", "-o", book, *extra)
     assert code == 0
     wb = openpyxl.load_workbook(book)
     assert all(ws.protection.sheet for ws in wb.worksheets)
@@ -31,9 +31,3 @@ def test_protected_sheets_with_inputs_unlocked_still_check(capsys, tmp_path, ext
     assert code == 0 and json.loads(out)["ok"] is True
     code, out, _ = run(capsys, "extract", book)
     assert code == 0 and out == template_text("finetune-13b-lora")
-
-
-def test_without_protect_no_sheet_is_protected(capsys, tmp_path):
-    book = tmp_path / "book.xlsx"
-    assert run(capsys, "generate", "finetune-13b-lora", "-o", book)[0] == 0
-    assert not any(ws.protection.sheet for ws in openpyxl.load_workbook(book).worksheets)

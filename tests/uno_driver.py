@@ -7,8 +7,10 @@ venv. Reads one JSON job on stdin:
     {"port": 2002, "input": "file:///...", "output": "file:///...",
      "ops": [{"op": "insert_rows", "sheet": "Compute", "index": 3, "count": 1}, ...]}
 
-Ops: insert_rows / delete_rows / insert_columns (0-based index, like the UNO API),
-move_sheet (to a 0-based tab position), set_value,
+Ops: insert_rows / delete_rows / insert_columns (0-based index, like the UNO API; a protected
+sheet is unprotected first, as a user must),
+move_sheet (to a 0-based tab position), set_value, type (a user typing `text`
+into a cell: refused on a locked cell of a protected sheet), unprotect (a sheet, with `password`),
 set_formula (Excel syntax: `=SUM(C5:C7)`, `='Failed runs'!C5`, commas), and
 delete_sheet. Then calculateAll() and store as xlsx. Exits non-zero with the
 reason on stderr.
@@ -63,8 +65,21 @@ def cell_of(doc, op):
     return doc.Sheets.getByName(op["sheet"]).getCellRangeByName(op["cell"])
 
 
+CONTEXT = []  # the office's component context, for the dispatcher of `type`
+
+
+def unprotected(sheet, op):
+    """A protected sheet (every generated one) refuses rows and columns inserted or deleted, through the API
+    too: as a user does, unprotect it first (no password unless the op gives the book's)."""
+    if sheet.isProtected():
+        sheet.unprotect(op.get("password", ""))
+    return sheet
+
+
 def apply(doc, op, parser_holder):
     kind = op["op"]
+    if kind in ("insert_rows", "delete_rows", "insert_columns"):
+        unprotected(doc.Sheets.getByName(op["sheet"]), op)
     if kind == "insert_rows":
         doc.Sheets.getByName(op["sheet"]).Rows.insertByIndex(op["index"], op.get("count", 1))
     elif kind == "delete_rows":
@@ -91,6 +106,19 @@ def apply(doc, op, parser_holder):
         cell.setTokens(tokens)
     elif kind == "delete_sheet":
         doc.Sheets.removeByName(op["sheet"])
+    elif kind == "type":
+        # as a user types: select the cell and enter the text through the UI's dispatcher, which honours
+        # sheet protection (set_value, the API, does not); a locked cell of a protected sheet is left as it was
+        sheet = doc.Sheets.getByName(op["sheet"])
+        controller = doc.getCurrentController()
+        controller.setActiveSheet(sheet)
+        controller.select(sheet.getCellRangeByName(op["cell"]))
+        helper = CONTEXT[0].ServiceManager.createInstanceWithContext("com.sun.star.frame.DispatchHelper",
+                                                                     CONTEXT[0])
+        helper.executeDispatch(controller.getFrame(), ".uno:EnterString", "", 0,
+                               (prop("StringName", str(op["text"])),))
+    elif kind == "unprotect":
+        doc.Sheets.getByName(op["sheet"]).unprotect(op.get("password", ""))  # a wrong password raises
     else:
         raise ValueError("unknown op %r" % kind)
 
@@ -99,6 +127,7 @@ def main():
     job = json.load(sys.stdin)
     deadline = time.monotonic() + job.get("connect_timeout", 120)
     ctx = connect(job["port"], deadline)
+    CONTEXT.append(ctx)
     desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
     doc = desktop.loadComponentFromURL(job["input"], "_blank", 0, (prop("Hidden", True),))
     if doc is None:

@@ -16,6 +16,7 @@ from pydantic import Field, model_validator
 from ..plan.inputs import InputCell, walk
 from ..plan.model import ID_PATTERN, Money, Plan, Price, Strict, unique_ids
 from ..plan.numbers import Num, num
+from ..plan.rules import one_way
 from ..workbook import style as st
 from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
@@ -45,6 +46,8 @@ class Item(Strict):
         if by_quantity and (self.quantity is None or self.unit_price is None):
             raise ValueError("give both `quantity` and `unit_price`")
         return self
+
+    SCHEMA_RULES = one_way(("cost",), ("quantity", "unit_price"))
 
     @property
     def title(self) -> str:

@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 from ..plan.inputs import InputCell, walk
 from ..plan.model import GPU_PATTERN, Plan, Price, Strict
 from ..plan.numbers import Num, num
+from ..plan.rules import one_way
 from ..workbook import style as st
 from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
@@ -47,6 +48,8 @@ class Serving(Strict):
         if by_requests and (self.requests_per_month is None or self.tokens_per_request is None):
             raise ValueError("give both `requests_per_month` and `tokens_per_request`")
         return self
+
+    SCHEMA_RULES = one_way(("tokens_per_month",), ("requests_per_month", "tokens_per_request"))
 
 
 def input_cells(plan: Plan) -> list[InputCell]:

@@ -13,12 +13,13 @@ from __future__ import annotations
 import datetime as _dt
 import difflib
 import re
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .catalog import CATALOG, PRECISIONS, lookup
 from .numbers import Num, num
+from .rules import ZERO, Rule, given, not_given, one_way, when
 from .timing import Month, Months, Start, offset_of
 
 ID_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
@@ -59,6 +60,19 @@ class Strict(BaseModel):
             if key not in allowed:
                 raise ValueError(f"unknown key `{key}`{suggest(str(key), allowed)}")
         return data
+
+    # the cross-field rules of the model's validators, as JSON Schema (see `rules`)
+    SCHEMA_RULES: ClassVar[list[Rule]] = []
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> dict[str, Any]:
+        """The model's schema, closed to unknown keys (as `_known_keys` is), with its cross-field rules."""
+        schema = handler(core_schema)
+        target = handler.resolve_ref_schema(schema)
+        target["additionalProperties"] = False
+        if cls.SCHEMA_RULES:
+            target["allOf"] = list(cls.SCHEMA_RULES)
+        return schema
 
 
 def exactly_one(model: BaseModel, options: tuple[str, ...], what: str) -> str:
@@ -112,6 +126,8 @@ class Checkpoints(Strict):
             raise ValueError("give `saves` or `steps` with `save_every_steps`, not both")
         return self
 
+    SCHEMA_RULES = [*one_way(("size_gb",), ("params",)), *one_way(("saves",), ("steps", "save_every_steps"))]
+
 
 class Workload(Strict):
     id: str = Field(pattern=ID_PATTERN)
@@ -162,6 +178,13 @@ class Workload(Strict):
                                  f"use `precision: bf16`, or give `peak_tflops` for `precision: {self.precision}`")
         return self
 
+    SCHEMA_RULES = [
+        *one_way(("ideal_gpu_hours",), ("flops",), ("cluster",), ("allocated_gpu_hours",)),
+        when({"anyOf": [given("cluster"), given("allocated_gpu_hours")]}, not_given("utilization", "mfu"),
+             {"oneOf": [given("utilization"), given("mfu")]}),
+        when({"allOf": [given("flops"), not_given("peak_tflops")]}, {"properties": {"gpu": {"enum": sorted(CATALOG)}}}),
+    ]
+
     @property
     def hours_given(self) -> str:
         """Where the hours come from; `flops` beside another source is the model the hours are checked against."""
@@ -209,6 +232,9 @@ class Market(Strict):
                                         or self.egress_per_gb.base):
             raise ValueError("a hybrid market takes its prices from the markets it assigns")
         return self
+
+    SCHEMA_RULES = [when(given("hybrid"), {"properties": {"gpu_prices": {"maxProperties": 0},
+                                                          "storage_per_gb_month": ZERO, "egress_per_gb": ZERO}})]
 
 
 class Plan(Strict):

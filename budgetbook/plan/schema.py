@@ -22,8 +22,29 @@ def plan_schema() -> dict[str, Any]:
         "title": "budgetbook plan",
         "description": ("An ML training budget for budgetbook: markets, workloads, people and further "
                         "line items. Numbers are one value or a range {low, base, high}."),
-        **{k: v for k, v in schema.items() if k not in ("title", "description")},
+        **{k: v for k, v in close_objects(schema) if k not in ("title", "description")},
     }
+
+
+def close_objects(schema: dict[str, Any]) -> Any:
+    """(key, value) pairs of `schema` with every object that lists its keys closed to others.
+
+    `Strict` models close their own objects (`additionalProperties: false`, as the
+    loader refuses an unknown key); this is the net for a section model that does not
+    derive from it, so the schema an editor reads never accepts a key typo.
+    """
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("properties"), dict) and node.get("type") == "object":
+                node.setdefault("additionalProperties", False)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    return schema.items()
 
 
 def plan_keys(schema: dict[str, Any] | None = None) -> set[str]:

@@ -85,9 +85,13 @@ def workbook_layout(plan: Plan) -> tuple[CellSpec, ...]:
 
 
 def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None, *, version: str = __version__,
-                   stamp: bool = True, actuals: Actuals | None = None) -> Workbook:
-    """The openpyxl workbook; `stamp=False` leaves out the stamp (to rebuild a workbook made before stamps)."""
+                   stamp: bool = True, actuals: Actuals | None = None, password: str | None = None) -> Workbook:
+    """The openpyxl workbook; `stamp=False` leaves out the stamp (to rebuild a workbook made before stamps).
+
+    Every sheet is protected, inputs unlocked; `password` sets one (see `protect`).
+    """
     from .openpyxl_book import to_openpyxl
+    from .protect import protect_workbook
 
     today = today or dt.date.today()
     wb = to_openpyxl(build_book(plan, today, version, plan_text, actuals))
@@ -102,4 +106,5 @@ def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None, *, 
         write_stamp(wb, SHEET, embedded[1], today, version)
     wb.properties.creator = "budgetbook"
     wb.properties.title = plan.name
+    protect_workbook(wb, password)
     return wb
