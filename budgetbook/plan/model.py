@@ -179,7 +179,9 @@ class Workload(Strict):
         return self
 
     SCHEMA_RULES = [
-        *one_way(("ideal_gpu_hours",), ("flops",), ("cluster",), ("allocated_gpu_hours",)),
+        # one source of hours; `flops` may sit beside another, where it prices nothing and judges the hours
+        {"anyOf": [{"oneOf": [given("ideal_gpu_hours"), given("cluster"), given("allocated_gpu_hours")]},
+                   {"allOf": [given("flops"), not_given("ideal_gpu_hours", "cluster", "allocated_gpu_hours")]}]},
         when({"anyOf": [given("cluster"), given("allocated_gpu_hours")]}, not_given("utilization", "mfu"),
              {"oneOf": [given("utilization"), given("mfu")]}),
         when({"allOf": [given("flops"), not_given("peak_tflops")]}, {"properties": {"gpu": {"enum": sorted(CATALOG)}}}),
