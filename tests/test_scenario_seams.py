@@ -60,3 +60,14 @@ def test_libreoffice_in_the_worst_scenario_equals_the_reference(switched, scenar
     assert any(base[n] != pytest.approx(v) for n, v in expected.items() if n in base), "the switch moved nothing"
     for name, value in expected.items():
         assert values[name] == pytest.approx(value, rel=1e-9, abs=1e-6), name
+
+
+def test_an_imported_book_carries_its_values(switched):
+    """`actuals` writes through the same writer as `generate`: every formula with its value cached."""
+    book = switched["best"].with_name("imported.xlsx")
+    wb = openpyxl.load_workbook(book, data_only=True)
+    plan = load_plan(PLAN)
+    expected = compute_variance(plan, read_embedded_actuals(openpyxl.load_workbook(book), book.read_bytes()))
+    for name, value in list(expected.named().items())[:50]:
+        sheet, cell = next(iter(wb.defined_names[name].destinations))
+        assert wb[sheet][cell.replace("$", "")].value == pytest.approx(value, rel=1e-9, abs=1e-6), name

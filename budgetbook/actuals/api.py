@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from ..atomic import PathLike, atomic_write, check_destination
+from ..atomic import PathLike, check_destination
 from ..errors import UsageError, WorkbookError
 from .model import Actuals, Batch
 from .variance import VarianceReport, compute_variance
@@ -51,6 +51,7 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
     from ..review.extract import current_plan_text
     from ..review.readback import open_book
     from ..workbook.build import build_workbook
+    from ..workbook.write import save_workbook
     from .bills import read_bills, sniff
     from .mapping import load_mapping
     from .sheets import plan_months
@@ -78,8 +79,7 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
         raise WorkbookError(f"holds bills of {', '.join(outside)}, outside its plan's months now; extend the plan "
                             "(its `start` and schedule) or import into a workbook whose plan covers them",
                             source=str(book))
-    wb = build_workbook(plan, text, actuals=merged)
-    atomic_write(out, wb.save, protect=inputs)
+    save_workbook(build_workbook(plan, text, actuals=merged), out, protect=inputs)
     return ImportResult(out, merged, imported.batches, replaced, imported.warnings)
 
 

@@ -64,8 +64,8 @@ def build_sensitivity(book: Blueprint, plan: Plan) -> None:
         sheet.put(row, 1, f"#{k + 1}", "label")
         sheet.put(row, 2, Computed(result, pick("label")), "label", text=True)
         sheet.put(row, 3, Computed(result, pick("input")), "unit", text=True)
-        sheet.put(row, 4, Computed(result, pick("low")), "constant", st.NUMBER)
-        sheet.put(row, 5, Computed(result, pick("high")), "constant", st.NUMBER)
+        sheet.put(row, 4, Computed(result, pick("low")), "constant", st.FRACTION)  # ends of any unit: 0.45, 2.13, 3.0
+        sheet.put(row, 5, Computed(result, pick("high")), "constant", st.FRACTION)  # ends of any unit: 0.45, 2.13, 3.0
         for col, attr, name in ((LOW_TOTAL, "low_total", "low"), (HIGH_TOTAL, "high_total", "high")):
             sheet.put(row, col, Computed(result, pick(attr)), "constant", money0)
             book.name(f"sens_{name}_{k + 1}", sheet, row, col, "constant")
