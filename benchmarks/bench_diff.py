@@ -16,7 +16,6 @@ import argparse
 import copy
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import yaml
@@ -26,15 +25,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT))
 
 from portfolio import portfolio_plan  # noqa: E402
-
-
-def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+from timing import best  # noqa: E402
 
 
 def raised(data: dict) -> dict:

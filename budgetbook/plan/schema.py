@@ -6,6 +6,7 @@ accepts; every numeric key's description carries its unit and allowed range.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from .. import __version__
@@ -33,17 +34,9 @@ def close_objects(schema: dict[str, Any]) -> Any:
     loader refuses an unknown key); this is the net for a section model that does not
     derive from it, so the schema an editor reads never accepts a key typo.
     """
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if isinstance(node.get("properties"), dict) and node.get("type") == "object":
-                node.setdefault("additionalProperties", False)
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(schema)
+    for node in _mappings(schema):
+        if isinstance(node.get("properties"), dict) and node.get("type") == "object":
+            node.setdefault("additionalProperties", False)
     return schema.items()
 
 
@@ -51,15 +44,17 @@ def plan_keys(schema: dict[str, Any] | None = None) -> set[str]:
     """Every key name a plan may use, at any depth (for the README's key reference test)."""
     schema = schema or plan_schema()
     keys: set[str] = set()
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            keys.update(node.get("properties", {}) if isinstance(node.get("properties"), dict) else ())
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(schema)
+    for node in _mappings(schema):
+        keys.update(node.get("properties", {}) if isinstance(node.get("properties"), dict) else ())
     return keys - {"low", "base", "high"}
+
+
+def _mappings(node: Any) -> Iterator[dict[str, Any]]:
+    """Every mapping in a schema, depth first (subschemas of rules too)."""
+    if isinstance(node, dict):
+        yield node
+        for value in list(node.values()):
+            yield from _mappings(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _mappings(value)

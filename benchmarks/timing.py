@@ -1,0 +1,16 @@
+"""Timing helpers shared by the benchmarks."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+
+def best(fn: Callable[[], object], repeat: int) -> float:
+    """The fastest of `repeat` runs of `fn`, in seconds (the least disturbed by the rest of the machine)."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
