@@ -11,7 +11,7 @@ import pytest
 from focus_bills import MAPPING, PAYROLL, focus_rows, write_focus
 from libreoffice import needs_libreoffice, recalculated_values
 
-from budgetbook.actuals.api import import_actuals
+from budgetbook.actuals.api import book_variance, import_actuals
 from budgetbook.actuals.embed import read_embedded_actuals
 from budgetbook.actuals.variance import compute_variance
 from budgetbook.api import check_workbook, generate_workbook
@@ -71,3 +71,12 @@ def test_an_imported_book_carries_its_values(switched):
     for name, value in list(expected.named().items())[:50]:
         sheet, cell = next(iter(wb.defined_names[name].destinations))
         assert wb[sheet][cell.replace("$", "")].value == pytest.approx(value, rel=1e-9, abs=1e-6), name
+
+
+def test_the_variance_command_follows_the_switch(switched):
+    """`budgetbook variance` prints what the Variance sheet shows: the plan in the book's scenario."""
+    book = switched["worst"]
+    actuals = read_embedded_actuals(openpyxl.load_workbook(book), book.read_bytes())
+    expected = compute_variance(load_plan(PLAN), actuals, "high").named()
+    assert book_variance(book).named() == pytest.approx(expected)
+    assert expected != pytest.approx(compute_variance(load_plan(PLAN), actuals).named())

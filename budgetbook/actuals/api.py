@@ -84,11 +84,13 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
 
 
 def book_variance(book: PathLike) -> VarianceReport:
-    """The Variance of a workbook: its current inputs' plan against its embedded bills (what `check` holds the
-    Variance sheet to)."""
+    """The Variance of a workbook: its current inputs' plan, in the scenario its switch is set to, against its
+    embedded bills (what `check` holds the Variance sheet to)."""
     from ..plan.loader import plan_from_text
     from ..review.extract import current_plan_text
     from ..review.readback import open_book
+    from ..review.scenario import read_scenario
+    from ..workbook.scenario import PLAN_SCENARIO
 
     book = Path(book)
     opened = open_book(book)
@@ -96,4 +98,5 @@ def book_variance(book: PathLike) -> VarianceReport:
         raise WorkbookError("carries no bills: import them first (`budgetbook actuals BOOK.xlsx BILLS... -o OUT`)",
                             source=str(book))
     plan = plan_from_text(current_plan_text(opened), f"{book} (current inputs)")
-    return compute_variance(plan, opened.actuals)
+    scenario, _ = read_scenario(opened, {})  # a typed choice; anything else reads as base (`check` reports it)
+    return compute_variance(plan, opened.actuals, PLAN_SCENARIO[scenario])
