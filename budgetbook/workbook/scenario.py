@@ -28,7 +28,8 @@ CHOICES = ("best", "base", "worst")
 PLAN_SCENARIO = {"best": "low", "base": "base", "worst": "high"}  # the reference model's name for each
 DEFAULT = "base"
 ROW = 3                 # above the header row, so the choice stays in sight (the sheet freezes rows 1-4)
-VALUE_COL, BEST_COL, WORST_COL = 3, 5, 6
+VALUE_COL = 3
+BEST_COL, WORST_COL = 9, 10  # technical columns, off the printed page (Inputs prints A-G)
 USED_COL = 12
 USED_HEADER = "Used (scenario)"
 USED = "=IF(scenario_best,{best},IF(scenario_worst,{worst},{base}))"
@@ -51,7 +52,8 @@ def add_scenario(book: Blueprint, sheet: Sheet, header_row: int) -> None:
         book.formula(sheet, ROW, col, f'={NAME}="{choice}"', name)
     sheet.put(ROW, 7, "best: each range at the end that lowers the total (high MFU, low waste and prices); "
                       f"worst: the other end; base: the values. Column {_letter(USED_COL)} holds the value used.",
-              "note")
+              "wrapped_note")
+    sheet.heights[ROW] = 45.0  # three lines of the note, which wraps inside the printed columns
     sheet.put(header_row, USED_COL, USED_HEADER, "header")
     sheet.validations.append((at, {"type": "list", "formula1": '"' + ",".join(CHOICES) + '"',
                                    "message": "Scenario: best, base or worst"}))
