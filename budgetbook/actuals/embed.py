@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 from ..errors import WorkbookError
-from ..workbook.embed import split_text
-from ..xlsx.xstring import escape, unescape
+from ..workbook.embed import embed_text
+from ..xlsx.xstring import unescape
 from .model import Actuals
 
 SHEET = "_actuals"
@@ -24,17 +24,9 @@ MAX_PARTS = 10_000
 
 
 def embed_actuals(wb: Any, actuals: Actuals) -> None:
-    ws = wb.create_sheet(SHEET)
-    ws.sheet_state = "hidden"
-    chunks = split_text(json.dumps(actuals.as_json(), ensure_ascii=False, separators=(",", ":")))
-    rows = [(MARKER, "do not edit: `budgetbook check`, `variance` and `actuals` read the bills from here"),
-            ("format", FORMAT_VERSION), ("parts", len(chunks))]
-    rows += [(f"part {i + 1}", escape(chunk)) for i, chunk in enumerate(chunks)]
-    for r, (key, value) in enumerate(rows, 1):
-        for c, v in enumerate((key, value), 1):
-            cell = ws.cell(r, c, v)
-            if isinstance(v, str):
-                cell.data_type = "s"
+    embed_text(wb, SHEET, (MARKER, "do not edit: `budgetbook check`, `variance` and `actuals` read the bills from "
+                               "here"), FORMAT_VERSION, "parts", "part",
+               json.dumps(actuals.as_json(), ensure_ascii=False, separators=(",", ":")))
 
 
 def read_embedded_actuals(wb: Any, data: bytes = b"", plan: Any = None) -> Actuals | None:

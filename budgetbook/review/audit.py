@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from openpyxl.utils.cell import get_column_letter, range_boundaries
-
 from ..errors import WorkbookError
 from ..xlsx.formula_text import CellNames, is_constant, normalize, references, to_names
+from .cycles import cells_in
 from .findings import Finding, clipped, jsonable
 from .readback import OpenedWorkbook, formula_of, is_error_value
 
@@ -159,7 +158,7 @@ def _names_read(book: OpenedWorkbook, name: str, current: dict[CellKey, str]) ->
             found.append(ref.name.lower())
             continue
         area = (ref.cell or "").replace("$", "")
-        cells = (_cells_in(area, 4096) or []) if ref.is_range else [area]
+        cells = (cells_in(area, 4096) or []) if ref.is_range else [area]
         found += [current[key].lower() for c in cells if (key := ((ref.sheet or sheet).upper(), c)) in current]
     return found
 
@@ -190,29 +189,10 @@ def _unnamed_refs(formula: str, sheet: str, current: dict[CellKey, str]) -> list
             continue
         ref_sheet = ref.sheet or sheet
         area = ref.cell.replace("$", "")
-        cells = _cells_in(area, 1024) if ref.is_range else [area]
+        cells = cells_in(area, 1024) if ref.is_range else [area]
         found += [f"{ref_sheet}!{c}" for c in (cells or [area]) if (ref_sheet.upper(), c) not in current]
     return found
 
-
-def _cells_in(area: str, cap: int) -> list[str] | None:
-    """The first `cap` cells of an A1 range; None for whole rows or columns (`A:A`, `3:5`) or junk.
-
-    Counted before listing: `A1:XFD1048576` must not become 17 billion strings.
-    """
-    try:
-        min_col, min_row, max_col, max_row = range_boundaries(area)
-    except (ValueError, TypeError):
-        return None
-    if min_col is None or min_row is None or max_col is None or max_row is None:
-        return None
-    out = []
-    for row in range(min_row, min(max_row, min_row + cap) + 1):
-        for col in range(min_col, min(max_col, min_col + cap) + 1):
-            out.append(f"{get_column_letter(col)}{row}")
-            if len(out) >= cap:
-                return out
-    return out
 
 
 def hidden_cells(book: OpenedWorkbook) -> list[Finding]:

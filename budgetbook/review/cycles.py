@@ -71,22 +71,25 @@ def _reads(book: OpenedWorkbook, sheets: dict[str, Any], node: Node) -> list[Nod
             if where is not None:
                 out.append((where[0].upper(), where[1].replace("$", "")))
         elif ref.cell is not None:
-            out += [((ref.sheet or ws.title).upper(), c) for c in _cells(ref.cell)]
+            out += [((ref.sheet or ws.title).upper(), c) for c in cells_in(ref.cell, MAX_RANGE_CELLS) or []]
     return out
 
 
-def _cells(area: str) -> list[str]:
-    """The cells of `C5` or `C5:D9`, at most MAX_RANGE_CELLS; none for whole columns or rows or `#REF!`."""
+def cells_in(area: str, cap: int) -> list[str] | None:
+    """The first `cap` cells of an A1 range; None for whole rows or columns (`A:A`, `3:5`) or junk.
+
+    Counted before listing: `A1:XFD1048576` must not become 17 billion strings.
+    """
     try:
         min_col, min_row, max_col, max_row = range_boundaries(area)
     except (ValueError, TypeError):
-        return []
+        return None
     if min_col is None or min_row is None or max_col is None or max_row is None:
-        return []
+        return None
     out = []
-    for row in range(min_row, max_row + 1):
-        for col in range(min_col, max_col + 1):
+    for row in range(min_row, min(max_row, min_row + cap) + 1):
+        for col in range(min_col, min(max_col, min_col + cap) + 1):
             out.append(f"{get_column_letter(col)}{row}")
-            if len(out) >= MAX_RANGE_CELLS:
+            if len(out) >= cap:
                 return out
     return out

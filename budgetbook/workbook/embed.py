@@ -10,7 +10,7 @@ and read back from the package as stored, since openpyxl's decoding is lossy.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import WorkbookError
 from ..xlsx.xstring import escape, unescape
@@ -42,13 +42,20 @@ def split_text(text: str, limit: int = CHUNK_UNITS) -> list[str]:
 
 
 def embed_plan(wb: Workbook, plan_text: str) -> None:
-    ws = wb.create_sheet(SHEET)
+    embed_text(wb, SHEET, (MARKER, "do not edit: `budgetbook check` and `extract` read the plan from here"),
+               FORMAT_VERSION, "chunks", "plan part", plan_text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def embed_text(wb: Any, sheet: str, marker: tuple[str, str], version: int, count_label: str, part_label: str,
+               text: str) -> None:
+    """A hidden sheet holding `text` in parts: row 1 the marker, row 2 the format version, row 3 the number of
+    parts, then one part a row in column B (each within Excel's cell limit), all written as text."""
+    ws = wb.create_sheet(sheet)
     ws.sheet_state = "hidden"
-    chunks = split_text(plan_text.replace("\r\n", "\n").replace("\r", "\n"))
-    rows = [(MARKER, "do not edit: `budgetbook check` and `extract` read the plan from here"),
-            ("format", FORMAT_VERSION), ("chunks", len(chunks))]
+    chunks = split_text(text)
+    rows = [marker, ("format", version), (count_label, len(chunks))]
     # split first, escape each part: Excel's limit counts the text shown, and each cell is decoded alone
-    rows += [(f"plan part {i + 1}", escape(chunk)) for i, chunk in enumerate(chunks)]
+    rows += [(f"{part_label} {i + 1}", escape(chunk)) for i, chunk in enumerate(chunks)]
     for r, (key, value) in enumerate(rows, 1):
         for c, v in enumerate((key, value), 1):
             cell = ws.cell(r, c, v)
