@@ -23,10 +23,12 @@ _MONTH = re.compile(r"_m(\d+)$")
 
 
 def compare_variance(book: OpenedWorkbook, evaluated: dict[str, Any], plan: Plan, rel_tol: float,
-                     abs_tol: float, scenario: str = "base") -> list[Finding]:
-    reference = compute_variance(plan, book.actuals, scenario)
+                     abs_tol: float, scenario: str = "base", *, breakdown: Any = None, monthly: Any = None
+                     ) -> list[Finding]:
+    """`breakdown` and `monthly`: the plan's in `scenario`, when the caller has them already."""
+    figures = compute_variance(plan, book.actuals, scenario, breakdown, monthly)
     wrong: dict[str, list[tuple[str, float, Any]]] = {}
-    for name, expected in reference.named().items():
+    for name, expected in figures.named().items():
         value = evaluated.get(name.lower())
         if book.locate(name) is None or isinstance(value, bool) or not isinstance(value, (int, float)):
             continue  # a gone name or an error value: `missing` and `error_value` report it

@@ -14,10 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from ..plan.model import Plan
 from .model import UNMAPPED, Actuals
 from .sheets import MAX_HOURS_WORKLOADS, line_ids, plan_months
+
+if TYPE_CHECKING:
+    from ..reference import Breakdown, MonthlyBreakdown
 
 HALF_CENT = 0.005  # an overspend below this is floating-point noise of the month sums, not money
 
@@ -126,20 +130,22 @@ class VarianceReport:
         return data
 
 
-def compute_variance(plan: Plan, actuals: Actuals, scenario: str = "base") -> VarianceReport:
+def compute_variance(plan: Plan, actuals: Actuals, scenario: str = "base", breakdown: Breakdown | None = None,
+                     monthly: MonthlyBreakdown | None = None) -> VarianceReport:
     """The Variance sheet's figures, the plan taken in a plan scenario (`base`, or `low`/`high`: the workbook's
-    scenario switch set to best/worst, which moves the Cash flow the sheet reads)."""
+    scenario switch set to best/worst, which moves the Cash flow the sheet reads). `breakdown` and `monthly`,
+    the plan's in that scenario (`check` has them already), spare computing them again."""
     from ..reference import compute_breakdown, compute_monthly
+    from ..review.scenario import at_end
 
     months = plan_months(plan)
-    monthly = compute_monthly(plan, scenario)
+    monthly = monthly or compute_monthly(plan, scenario)
     planned = {(r.market, r.item): r.values for r in monthly.rows}
     cells, hours = actuals.by_cell(), actuals.gpu_hours()
     billed = actuals.closed_months(months)
     report = VarianceReport(plan.name, plan.currency, months, billed)
-    breakdown = {(f.market, f.item): f.value if scenario == "base" or getattr(f, scenario) is None
-                 else getattr(f, scenario) for f in compute_breakdown(plan).figures}
-    planned_compute = {m: breakdown[(m, "compute")] for m in actuals.markets()}
+    figures = {(f.market, f.item): f.value for f in (breakdown or at_end(compute_breakdown(plan), scenario)).figures}
+    planned_compute = {m: figures[(m, "compute")] for m in actuals.markets()}
     allocated = {m: _allocated(plan, m, scenario) for m in actuals.markets()}
     report.unmapped = [(w, float(a), r) for w, a, r in actuals.unmapped()]
     for market in actuals.markets():

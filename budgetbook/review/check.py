@@ -73,15 +73,17 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
         reference = in_scenario(compute_breakdown(current), scenario)
     report.figures, figure_findings = compare_figures(book, evaluated, reference, book.plan, rel_tol, abs_tol)
     report.findings += figure_findings
-    if current is not None:
-        monthly = compute_monthly(current, PLAN_SCENARIO[scenario])
+    if current is not None and reference is not None:
+        end = PLAN_SCENARIO[scenario]
+        monthly = compute_monthly(current, end)
         report.findings += compare_months(book, evaluated, monthly, rel_tol, abs_tol)
-        report.findings += compare_physics(book, evaluated, current, rel_tol, PLAN_SCENARIO[scenario])
+        report.findings += compare_physics(book, evaluated, current, rel_tol, end)
         report.findings += computed_findings(book, current, rel_tol, abs_tol)
-    if current is not None and book.actuals is not None:
-        from ..actuals.check import compare_variance
+        if book.actuals is not None:
+            from ..actuals.check import compare_variance
 
-        report.findings += compare_variance(book, evaluated, current, rel_tol, abs_tol, PLAN_SCENARIO[scenario])
+            report.findings += compare_variance(book, evaluated, current, rel_tol, abs_tol, end,
+                                                breakdown=reference, monthly=monthly)
     return report
 
 

@@ -86,7 +86,11 @@ def read_ranges(book: OpenedWorkbook, cells: list[InputCell], values: dict[tuple
 
 def in_scenario(breakdown: Breakdown, scenario: str) -> Breakdown:
     """The breakdown with each figure's `value` its value in `scenario` (best: `low`, worst: `high`)."""
-    end = PLAN_SCENARIO[scenario]
+    return at_end(breakdown, PLAN_SCENARIO[scenario])
+
+
+def at_end(breakdown: Breakdown, end: str) -> Breakdown:
+    """The breakdown with each figure's `value` its value in the plan scenario `end` (`base`, `low`, `high`)."""
     if end == "base":
         return breakdown
     figures = [dataclasses.replace(f, value=f.value if getattr(f, end) is None else getattr(f, end))
