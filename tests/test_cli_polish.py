@@ -62,7 +62,8 @@ def test_show_completion_prints_a_script_for_the_budgetbook_command(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "complete -o default -F _budgetbook_completion budgetbook" in done.stdout
     env.pop("_BUDGETBOOK_COMPLETE")
-    done = subprocess.run(["budgetbook", "--show-completion"], env=env | {"SHELL": "/bin/bash"},
+    # the shell named: typer otherwise guesses it from the process tree, which a test runner's is not
+    done = subprocess.run(["budgetbook", "--show-completion", "bash"], env=env | {"SHELL": "/bin/bash"},
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0 and "_budgetbook_completion" in done.stdout, done.stderr
 

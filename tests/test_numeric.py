@@ -46,6 +46,7 @@ def _formula(children):
         st.tuples(children, children).map(lambda t: f"IF({t[0]},{t[1]})"),
         st.lists(children, min_size=1, max_size=4).map(lambda a: f"MAX({','.join(a)})"),
         st.lists(children, min_size=1, max_size=4).map(lambda a: f"MIN({','.join(a)})"),
+        st.lists(children, min_size=2, max_size=5).map(lambda a: f"CHOOSE({','.join(a)})"),
         children.map(lambda x: f"ROUND({x},1)"),
     )
     return st.one_of(binary, unary, calls)
@@ -107,6 +108,10 @@ def test_numeric_equals_formulas_wherever_it_answers(text, values):
     ("=IF(PH0!A1>PH1!A1,MAX(PH1!A1,MIN(PH2!A1,PH3!A1+PH0!A1)-MAX(PH4!A1,PH3!A1))/PH0!A1,PH1!A1)",
      [2, 0, 5, 1, 0], 1.0),  # the Cash flow sheet's timing flag
     ("=MAX(PH0!A1,PH1!A1)", [0, 0.0], 0),  # overflows to inf: #NUM! is formulas' answer
+    ("=PH0!A1*CHOOSE(PH1!A1,PH2!A1,PH3!A1,PH2!A1)", [10, 2, 1.5, 2.25], 22.5),  # a market's price by number
+    ("=CHOOSE(PH0!A1,PH1!A1,PH2!A1)", [3, 1.5, 2.25], None),  # past the end: #VALUE! is formulas' answer
+    ("=CHOOSE(PH0!A1,PH1!A1,PH2!A1)", [1.5, 1.5, 2.25], None),  # truncated index: formulas' rules
+    ("=CHOOSE(PH0!A1,PH1!A1,PH2!A1)", [1, 4, "text"], 4),  # the choice not taken is never read
 ])
 def test_worked_cases(text, values, want):
     got = by_numeric(text, values)

@@ -19,7 +19,7 @@ from ..plan.numbers import Num, num
 from ..workbook import style as st
 from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
-from ..workbook.rows import CalcSheet
+from ..workbook.rows import CalcSheet, NameOf
 from .base import Line, LineItem, Section, rule
 from .scenario import MarketView
 
@@ -96,9 +96,10 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                       "A reserve for what the plan does not foresee: a share of the development cost before it.")
     money0 = st.money(plan.currency)
     before = _before(plan)
+    lines: dict[str, Any] = {f"line{i}": NameOf(line.id) for i, line in enumerate(before)}  # each in its column
     base = sheet.row(f"Development cost before contingency ({', '.join(line.label for line in before)})",
-                     plan.currency, money0, "={lines}", "cnt_base",
-                     lines=lambda m: "+".join(f"{line.id}_{m.id}" for line in before))
+                     plan.currency, money0, "=" + "+".join(f"{{line{i}}}" for i in range(len(before))), "cnt_base",
+                     **lines)
     share = sheet.row("Contingency share", "share", st.SHARE, "={share}", "cnt_share",
                       share=inp[("contingency", "share")])
     sheet.row("Contingency", plan.currency, money0, "={base}*{share}", LINE.id, kind="figure", item=LINE.id,

@@ -17,6 +17,9 @@ LINES = (
                       "with an independent Python model of the same accounting, recomputed from your inputs."),
     ("", "The Checks sheet does the same inside the workbook: its master check turns red when the "
          "workbook disagrees with itself."),
+    ("How formulas read", "Each row is one formula copied across the market columns. Where each market "
+                          "reads its own input (its price per GPU-hour), the formula picks it with CHOOSE by "
+                          "the market number in row 3 of the sheet."),
     ("Three magnitudes", "Final-run compute, total development cost and serving cost are reported "
                          "side by side and never added together."),
 )

@@ -8,10 +8,10 @@ no figure moves), and a chart of the total by market beside the line-item chart:
     <market A>             $246,365          $75,557          30.7%                FALSE
     <market B>             $170,808          $0               0.0%                 TRUE     (green)
 
-Every cell is a live formula of the arithmetic, comparisons, IF and MIN that every budgetbook
-formula keeps to (`xlsx.numeric` evaluates them without the `formulas` function table, which
-MATCH, CHOOSE or INDEX would import): the cheapest market is the row whose `Cheapest` is TRUE,
-its total highlighted; edited inputs move the decision. Room is left below for a range
+Every cell is a live formula of the arithmetic, comparisons, IF and MIN that `xlsx.numeric`
+evaluates without the `formulas` function table (which MATCH or INDEX would import): the
+cheapest market is the row whose `Cheapest` is TRUE, its total highlighted; edited inputs move
+the decision. Room is left below for a range
 (P10/P50/P90), which the uncertainty work owns.
 """
 

@@ -11,24 +11,40 @@ A placeholder is one of:
 - several rows (`Rows`): their cells in the same column, comma-separated (for `SUM(...)`);
 - a defined name or other text (`str`): the same in every column (an input's name);
 - `CellOf(prefix)`: the address of the cell named `<prefix>_<market>` (on any sheet);
-- `NameOf(prefix)`: the defined name `<prefix>_<market>` itself (a figure, read by name);
+- `NameOf(prefix)`: the figure `<prefix>_<market>`: the address of its cell, which sits in the
+  same column (every calculation sheet has the markets in the same columns), else its name;
 - a function of the column's market (`Callable[[Market], str]`): a name that depends on it
   (the price of the market a hybrid assigns the workload to).
 
 The row's defined names are `<name>_<market id>`, one per column.
+
+One formula per row (FAST): a row's cells are one R1C1 formula across the markets. A placeholder
+that reads a differently named input in each column (each market's own price) becomes one
+`CHOOSE` by the column's market number, a counter row of constants atop the sheet (1, 2, ...):
+
+    =C9*CHOOSE(C$3,mkt_aws_price_h100_used,mkt_lambda_price_h100_used,mkt_aws_price_h100_used)
+
+so every column holds the same formula and still names every input it may read, which keeps
+`check`'s audit by name.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Union
 
+from openpyxl.formula.tokenizer import Token, Tokenizer
+
 from ..plan.model import Market, Plan
+from ..xlsx.r1c1 import r1c1
 from .grid import Blueprint
 
 FIRST_COL = 3   # A: label, B: unit, C..: one column per market
 HEADER_ROW = 4
+COUNTER_ROW = 3  # each column's market number, where a row picks its market's input with CHOOSE
+COUNTER_LABEL = "Market number (a row's CHOOSE picks the column's market by it)"
 
 
 @dataclass(frozen=True)
@@ -47,7 +63,7 @@ class CellOf:
 
 @dataclass(frozen=True)
 class NameOf:
-    """The defined name `<prefix>_<market id>` of the column's market (outputs read figures by name)."""
+    """The figure `<prefix>_<market id>` of the column's market: its cell where it is in the same column."""
 
     prefix: str
 
@@ -118,13 +134,36 @@ class CalcSheet:
         sheet, row = self.sheet, self.sheet.row
         sheet.put(row, 1, label, "figure" if kind == "figure" else "label", text=True)
         sheet.put(row, 2, unit, "unit", text=True)
-        for market in self.plan.markets:
-            col = market_col(self.plan, market)
-            formula = template.format_map({key: self._resolve(ref, market, col) for key, ref in refs.items()})
-            self.book.formula(sheet, row, col, formula, f"{name}_{market.id}", kind=kind, fmt=fmt,
-                              style="total" if kind == "figure" else style, item=item, market=market.id)
+        markets = self.plan.markets
+        texts = {key: [self._resolve(ref, m, market_col(self.plan, m)) for m in markets] for key, ref in refs.items()}
+        for key, column_texts in texts.items():
+            if not _one_shape(column_texts, row, [market_col(self.plan, m) for m in markets]):
+                texts[key] = [self._choose(column_texts, row, market_col(self.plan, m)) for m in markets]
+        for i, market in enumerate(markets):
+            formula = template.format_map({key: column_texts[i] for key, column_texts in texts.items()})
+            self.book.formula(sheet, row, market_col(self.plan, market), formula, f"{name}_{market.id}", kind=kind,
+                              fmt=fmt, style="total" if kind == "figure" else style, item=item, market=market.id)
         sheet.row += 1
         return row
+
+    def _choose(self, column_texts: list[str], row: int, col: int) -> str:
+        """One text for every column: the column's own, picked by its market number."""
+        for text in column_texts:
+            if _top_level_comma(text):
+                raise ValueError(f"a list cannot be one of CHOOSE's choices: {text!r}")
+        return f"CHOOSE({self.sheet.ref(self._counter(), col, self.sheet.title)},{','.join(column_texts)})"
+
+    def _counter(self) -> int:
+        """The market-number row (written once, when a row first needs it)."""
+        sheet = self.sheet
+        if (COUNTER_ROW, 1) not in sheet.cells:
+            sheet.put(COUNTER_ROW, 1, COUNTER_LABEL, "note", text=True)
+            slug = re.sub(r"[^a-z0-9]+", "_", sheet.title.lower()).strip("_")[:24] or "sheet"
+            for number, market in enumerate(self.plan.markets, 1):
+                col = market_col(self.plan, market)
+                sheet.put(COUNTER_ROW, col, number, "constant", "0")
+                self.book.name(f"mno_{slug}_{market.id}", sheet, COUNTER_ROW, col, "constant", market=market.id)
+        return COUNTER_ROW
 
     def _resolve(self, ref: Ref, market: Market, col: int) -> str:
         sheet = self.sheet
@@ -139,5 +178,22 @@ class CalcSheet:
         if isinstance(ref, CellOf):
             return self.book.ref(f"{ref.prefix}_{market.id}", sheet)
         if isinstance(ref, NameOf):
-            return f"{ref.prefix}_{market.id}"
+            name = f"{ref.prefix}_{market.id}"
+            where = self.book.where.get(name)
+            return self.book.ref(name, sheet) if where is not None and where[2] == col else name
         return ref(market)
+
+
+def _one_shape(column_texts: list[str], row: int, cols: list[int]) -> bool:
+    """The same R1C1 text in every column (each column's text read where it is written)."""
+    return len({r1c1(f"=F({text})", row, col) for text, col in zip(column_texts, cols, strict=True)}) <= 1
+
+
+def _top_level_comma(text: str) -> bool:
+    depth = 0
+    for token in Tokenizer(f"=F({text})").items[1:-1]:
+        if token.type in (Token.FUNC, Token.PAREN):
+            depth += 1 if token.subtype == Token.OPEN else -1
+        elif token.type == Token.SEP and token.subtype == Token.ARG and depth == 0:
+            return True
+    return False

@@ -20,7 +20,7 @@ What is computed is computed as `formulas` computes it: arithmetic on the
 operands converted with float() (IEEE doubles, so the same bits), comparisons
 of numbers as Python compares them, AND/OR as numpy's logical reduce, SUM as
 numpy.sum over the float values in order, MAX and MIN as Python's max and min
-over the values themselves, IF choosing the branch value itself
+over the values themselves, IF and CHOOSE choosing the branch value itself
 (an integer literal stays an integer), a plain reference passing its value on
 unchanged. tests/test_numeric.py holds this against `formulas` on random
 formulas and values, and tests/test_fasteval.py on every workbook we make.
@@ -42,7 +42,7 @@ _BINARY = {  # Excel's precedence, as `formulas` has it: comparisons 1, + - 3, *
     "=": 1, "<>": 1, "<": 1, ">": 1, "<=": 1, ">=": 1, "+": 3, "-": 3, "*": 4, "/": 4,
 }
 _PERCENT, _PREFIX = 6, 7
-_FUNCTIONS = {"SUM", "AND", "OR", "ISNUMBER", "ABS", "IF", "MAX", "MIN"}
+_FUNCTIONS = {"SUM", "AND", "OR", "ISNUMBER", "ABS", "IF", "MAX", "MIN", "CHOOSE"}
 _COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "=": np.equal, "<>": np.not_equal, "<": np.less, ">": np.greater, "<=": np.less_equal, ">=": np.greater_equal,
 }
@@ -156,7 +156,8 @@ class _Parser:
                 break
             if not (token.type == Token.SEP and token.subtype == Token.ARG):
                 raise _NotNumeric
-        if name in ("ISNUMBER", "ABS") and len(args) != 1 or name == "IF" and len(args) not in (2, 3):
+        if name in ("ISNUMBER", "ABS") and len(args) != 1 or name == "IF" and len(args) not in (2, 3) \
+                or name == "CHOOSE" and len(args) < 2:
             raise _NotNumeric
         for arg in args:  # a range only where its cells are the arguments (SUM(A1:A9), AND(C2:C40))
             if arg[0] == "in" and arg[1] in self.ranges and name not in ("SUM", "AND", "OR", "MAX", "MIN"):
@@ -249,6 +250,8 @@ class _Run:
     def _call(self, name: str, args: list[Node]) -> tuple[np.ndarray, np.ndarray]:
         if name == "IF":
             return self._if(args)
+        if name == "CHOOSE":
+            return self._choose(args)
         if name in ("ISNUMBER", "ABS"):
             values, kinds = self.eval(args[0])
             if name == "ISNUMBER":
@@ -296,6 +299,25 @@ class _Run:
     def _first(self, index: int) -> Any:
         column = self.columns.get(index) or [None]
         return column[0]
+
+    def _choose(self, args: list[Node]) -> tuple[np.ndarray, np.ndarray]:
+        """CHOOSE(i, v1, v2, ...): the i-th value itself; an index that is not a whole number from 1 to
+        the count of values (Excel truncates, `formulas` too, and says #VALUE! past the end) is left to
+        `formulas`."""
+        index_values, index_kinds = self.eval(args[0])
+        self._need(index_kinds, NUM)
+        picks = np.zeros(self.count, int)
+        for i, (value, kind) in enumerate(zip(index_values, index_kinds, strict=True)):
+            if kind == NUM and float(value).is_integer() and 1 <= value <= len(args) - 1:
+                picks[i] = int(value) - 1
+            else:
+                self.bad[i] = True
+        choices = [self.eval(arg) for arg in args[1:]]
+        values = np.empty(self.count, object)
+        kinds = np.zeros(self.count, np.int8)
+        for i, pick in enumerate(picks):
+            values[i], kinds[i] = choices[pick][0][i], choices[pick][1][i]
+        return values, kinds
 
     def _if(self, args: list[Node]) -> tuple[np.ndarray, np.ndarray]:
         cond_values, cond_kinds = self.eval(args[0])
