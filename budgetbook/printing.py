@@ -100,7 +100,8 @@ def market_labels(breakdown: Breakdown) -> dict[str, str]:
 
 
 def decision_line(breakdown: Breakdown) -> str:
-    """"Cheapest: X, $T total development cost; saves $S (P%) against Y" (as Summary's decision block)."""
+    """"Cheapest: X, $T total development cost (best $L, worst $H); saves $S (P%) against Y" (as Summary's
+    decision block; the range where the plan has one)."""
     totals = {f.market: f.value for f in breakdown.figures if f.item == "total"}
     if len(totals) < 2:
         return ""
@@ -109,8 +110,11 @@ def decision_line(breakdown: Breakdown) -> str:
     dearest = max(totals, key=lambda m: totals[m])
     saving = totals[dearest] - totals[cheapest]
     share = f" ({saving / totals[dearest]:.1%})" if totals[dearest] > 0 else ""
-    return (f"Cheapest: {labels[cheapest]}, {money(totals[cheapest], breakdown.currency)} total development cost; "
-            f"saves {money(saving, breakdown.currency)}{share} against {labels[dearest]}")
+    low, high = next((f.low, f.high) for f in breakdown.figures if f.item == "total" and f.market == cheapest)
+    ranged = (f" (best {money(low, breakdown.currency)}, worst {money(high, breakdown.currency)})"
+              if low is not None and high is not None else "")
+    return (f"Cheapest: {labels[cheapest]}, {money(totals[cheapest], breakdown.currency)} total development cost"
+            f"{ranged}; saves {money(saving, breakdown.currency)}{share} against {labels[dearest]}")
 
 
 def _rows(breakdown: Breakdown):

@@ -11,8 +11,10 @@ import openpyxl
 import pytest
 
 from budgetbook.plan.loader import plan_from_text, resolve, template_names
+from budgetbook.ranges.simulate import simulate
 from budgetbook.reference import compute_breakdown
 from budgetbook.workbook import write_workbook
+from budgetbook.workbook.percentiles import DISTRIBUTION, SAMPLES, SEED
 from budgetbook.workbook.rows import market_header
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
@@ -42,8 +44,9 @@ def test_summary_names_the_cheapest_market_and_the_savings(template, tmp_path):
     # the cached values say the same to a reader that does not recalculate, beside the market's label
     summary = openpyxl.load_workbook(book, data_only=True)["Summary"]
     rows = {row[0].row: [c.value for c in row] for row in summary.iter_rows(max_row=20)}
-    marked = [cells for cells in rows.values() if cells[-1] is True]
-    assert [cells[-5] for cells in marked] == [market_header(cheapest)]
+    flag = next(cells for cells in rows.values() if "Cheapest" in cells).index("Cheapest")
+    marked = [cells for cells in rows.values() if cells[flag] is True]
+    assert [cells[flag - 4] for cells in marked] == [market_header(cheapest)]
     with zipfile.ZipFile(book) as archive:  # two charts on Summary: line items, and total by market
         charts = [n for n in archive.namelist() if n.startswith("xl/charts/chart")]
         texts = b"".join(archive.read(n) for n in charts)
@@ -63,3 +66,35 @@ def test_the_decision_follows_an_edited_price(tmp_path):
     assert values["dec_cheapest_decentralized_market"] is False
     assert values["dec_saving_hyperscaler_on_demand"] == 0
     assert values["dec_saving_decentralized_market"] > 0
+
+
+def test_the_decision_gives_the_range_and_how_often_each_market_is_cheapest(tmp_path):
+    plan, book = _book("pretrain-7b", tmp_path)
+    simulated = simulate(plan, SAMPLES, SEED, DISTRIBUTION)
+    values = evaluate_workbook(book)
+    wb = openpyxl.load_workbook(book)
+    for market in plan.markets:
+        stats = simulated.markets[market.id]
+        assert values[f"sim_cheapest_{market.id}"] == pytest.approx(stats.cheapest, abs=1e-15)
+        for key in ("p10", "p90", "cheapest"):  # the decision block links the Summary's computed numbers
+            assert values[f"dec_sim_{key}_{market.id}"] == pytest.approx(getattr(stats, key), rel=1e-15)
+            sheet, ref = next(iter(wb.defined_names[f"dec_sim_{key}_{market.id}"].destinations))
+            assert wb[sheet][ref.replace("$", "")].value == f"=sim_{key}_{market.id}"
+    assert sum(values[f"sim_cheapest_{m.id}"] for m in plan.markets) == pytest.approx(1.0)
+    assert simulated.markets["decentralized_market"].cheapest == 1.0  # its worst beats every other's best
+    with zipfile.ZipFile(book) as archive:  # the market chart marks P10 and P90 on each column
+        chart = next(archive.read(n) for n in archive.namelist()
+                     if n.startswith("xl/charts/chart") and b"Total development cost by market" in archive.read(n))
+    assert b"lineChart>" in chart and b'symbol val="triangle"' in chart and b'symbol val="diamond"' in chart
+
+
+def test_a_plan_without_ranges_decides_without_them(tmp_path):
+    text = ("name: flat\nmarkets: [{id: a, gpu_prices: {H100: 2}}, {id: b, gpu_prices: {H100: 3}}]\n"
+            "workloads: [{id: w, gpu: H100, ideal_gpu_hours: 100, utilization: 1.5}]\n")
+    book = write_workbook(plan_from_text(text, "flat.yaml"), text, tmp_path / "flat.xlsx")
+    values = evaluate_workbook(book)
+    assert values["dec_cheapest_a"] is True and not [n for n in values if n.startswith("dec_sim_")]
+    with zipfile.ZipFile(book) as archive:
+        charts = [archive.read(n) for n in archive.namelist() if n.startswith("xl/charts/chart")]
+    chart = next(c for c in charts if b"Total development cost by market" in c)
+    assert b"lineChart>" not in chart and b"legendPos" not in chart  # one series: no legend

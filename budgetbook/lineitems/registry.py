@@ -43,7 +43,10 @@ FRAME_PREFIXES = {
     "scenario": "the scenario switch (`scenario`) and its flags (`scenario_best`, `scenario_worst`); a ranged "
                 "input's used value is `<input>_used`",
     "sens_": "Sensitivity rows (`sens_low_<rank>`, `sens_swing_<rank>`)", "sim_": "Summary's simulated percentiles "
-    "(`sim_p10_<market>`)",
+    "(`sim_p10_<market>`) and how often each market is the cheapest (`sim_cheapest_<market>`)",
+    "dec_": "Summary's decision block (`dec_saving_<market>`, `dec_cheapest_<market>`)",
+    "mno_": "a sheet's market numbers, row 3, which a row's `CHOOSE` picks each column's input by "
+            "(`mno_compute_<market>`)",
 }
 
 

@@ -107,7 +107,7 @@ def computed_findings(book: OpenedWorkbook, current: Any, rel_tol: float, abs_to
     extract the plan and generate again.
     """
     from ..plan.inputs import input_cells
-    from ..workbook.percentiles import simulated
+    from ..workbook.percentiles import COMPUTED_KEYS, simulated
     from ..workbook.sensitivity import TITLE
     from .compare import close_enough
 
@@ -116,7 +116,7 @@ def computed_findings(book: OpenedWorkbook, current: Any, rel_tol: float, abs_to
     expected: dict[str, float] = {}
     if any(spec.name.startswith("sim_") for spec in book.layout):
         for market, stats in simulated(current).markets.items():
-            expected |= {f"sim_{key}_{market}": getattr(stats, key) for key in ("p10", "p50", "p90")}
+            expected |= {f"sim_{key}_{market}": getattr(stats, key) for key in COMPUTED_KEYS}
     if TITLE in {sheet.title for sheet in book.blueprint.sheets}:
         from ..ranges.sensitivity import sensitivity
 

@@ -11,8 +11,9 @@ no figure moves), and a chart of the total by market beside the line-item chart:
 Every cell is a live formula of the arithmetic, comparisons, IF and MIN that `xlsx.numeric`
 evaluates without the `formulas` function table (which MATCH or INDEX would import): the
 cheapest market is the row whose `Cheapest` is TRUE, its total highlighted; edited inputs move
-the decision. Room is left below for a range
-(P10/P50/P90), which the uncertainty work owns.
+the decision. Where the plan has ranges, three more columns link the Summary's simulated P10 and
+P90 and the share of samples in which the market is the cheapest (numbers budgetbook computes,
+`percentiles.py`), and the chart of the total by market marks each market's P10 and P90.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ from .rows import FIRST_COL, HEADER_ROW, market_header
 
 HEADERS = ("Decision", "Total development cost", "Cheapest saves", "Cheapest saves (%)", "Cheapest")
 WIDTHS = (28.0, 20.0, 18.0, 18.0, 11.0)
+# where the plan has ranges: the simulated range and how often the market is the cheapest (Summary's
+# percentile block, computed by budgetbook), so the decision says how sure it is
+RANGE_HEADERS = ("P10 (computed)", "P90 (computed)", "Cheapest in (share of samples)")
+RANGE_WIDTHS = (16.0, 16.0, 16.0)
+RANGE = (("sim_p10", None), ("sim_p90", None), ("sim_cheapest", st.PERCENT))
 
 
 def first_column(plan: Plan) -> int:
@@ -36,9 +42,13 @@ def first_column(plan: Plan) -> int:
 def build_decision(book: Blueprint, sheet: Sheet, plan: Plan, total_row: int) -> int:
     """Write the block on `sheet` (Summary, whose row `total_row` holds each market's total); returns
     the last row it uses."""
+    from ..ranges.ranged import ranged_inputs
+
     col = first_column(plan)
     money0 = st.money(plan.currency)
-    for offset, (title, width) in enumerate(zip(HEADERS, WIDTHS, strict=True)):
+    ranged = bool(ranged_inputs(plan))
+    headers, widths = (HEADERS + RANGE_HEADERS, WIDTHS + RANGE_WIDTHS) if ranged else (HEADERS, WIDTHS)
+    for offset, (title, width) in enumerate(zip(headers, widths, strict=True)):
         sheet.put(HEADER_ROW, col + offset, title, "header")
         sheet.widths[col + offset] = width
     first, last = col_letters(FIRST_COL), col_letters(FIRST_COL + len(plan.markets) - 1)
@@ -61,14 +71,18 @@ def build_decision(book: Blueprint, sheet: Sheet, plan: Plan, total_row: int) ->
                      f"dec_saving_share_{market.id}", fmt=st.PERCENT, market=market.id)
         book.formula(sheet, row, col + 4, f"={total}<={cheapest}", f"dec_cheapest_{market.id}", style="check",
                      market=market.id)
+        for offset, (source, fmt) in enumerate(RANGE if ranged else (), len(HEADERS)):
+            book.formula(sheet, row, col + offset, f"={source}_{market.id}", f"dec_{source}_{market.id}",
+                         fmt=fmt or money0, market=market.id)
         row += 1
     totals = col_letters(col + 1)
     sheet.lowest_in_row.append(f"{totals}{top}:{totals}{row - 1}")  # the cheapest total, green
     return row
 
 
-def market_chart(sheet: Sheet, plan: Plan, total_row: int) -> dict:
-    """The total by market as columns, beside the line-item chart (which is 20 cm wide from column C)."""
+def market_chart(sheet: Sheet, plan: Plan, total_row: int, range_rows: tuple[tuple[int, str], ...] = ()) -> dict:
+    """The total by market as columns, beside the line-item chart (which is 20 cm wide from column C);
+    `range_rows` (row, title), the simulated P10 and P90 rows, are marked on each column."""
     widths = [sheet.widths.get(c, 8.43) for c in range(FIRST_COL, FIRST_COL + 40)]
     used, col = 0.0, FIRST_COL
     while used < LINE_CHART_CHARACTERS:  # the column where the line-item chart ends, plus one
@@ -78,7 +92,7 @@ def market_chart(sheet: Sheet, plan: Plan, total_row: int) -> dict:
             "first_col": FIRST_COL, "last_col": FIRST_COL + len(plan.markets) - 1, "series": TOTAL.label,
             "currency": plan.currency, "axis_format": st.axis_money(plan.currency),
             "anchor": f"{col_letters(col + 1)}{sheet.row}", "height": 9.0,
-            "width": max(10.0, 3.0 * len(plan.markets) + 4)}
+            "width": max(10.0, 3.0 * len(plan.markets) + 4), "markers": list(range_rows)}
 
 
 LINE_CHART_CHARACTERS = 20 / 0.19  # 20 cm of chart in characters of Calibri 11 (a column unit is ~0.19 cm)

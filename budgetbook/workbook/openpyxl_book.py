@@ -8,6 +8,8 @@ from copy import copy
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.chart import BarChart, LineChart, Reference, Series
+from openpyxl.chart.legend import Legend
+from openpyxl.chart.shapes import GraphicalProperties
 from openpyxl.chart.text import RichText
 from openpyxl.drawing.text import CharacterProperties, Paragraph, ParagraphProperties
 from openpyxl.formatting.rule import CellIsRule, FormulaRule
@@ -169,7 +171,26 @@ def _row_chart(ws, spec: dict) -> None:
     small = CharacterProperties(sz=800)
     chart.x_axis.txPr = RichText(p=[Paragraph(pPr=ParagraphProperties(defRPr=small), endParaRPr=small)])
     chart.height, chart.width = spec["height"], spec["width"]
+    if spec.get("markers"):
+        chart.legend = Legend(legendPos="b")  # the total, P10 and P90 told apart
+        chart += _markers(ws, spec)
     ws.add_chart(chart, spec["anchor"])
+
+
+def _markers(ws, spec: dict) -> LineChart:
+    """Rows drawn as marks on the columns, no line between them (the P10 and P90 of each market's total)."""
+    marks = LineChart()
+    # low end a green triangle, high end a red diamond: told apart without colour too
+    for (row, title), (symbol, colour) in zip(spec["markers"], (("triangle", "2E7D32"), ("diamond", "C62828")),
+                                              strict=False):
+        values = Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"], min_row=row, max_row=row)
+        series = Series(values, title=_text(title))
+        series.marker.symbol, series.marker.size = symbol, 9
+        series.marker.graphicalProperties = GraphicalProperties(solidFill=colour)
+        series.marker.graphicalProperties.line.solidFill = colour
+        series.graphicalProperties.line.noFill = True  # marks only: a line between markets means nothing
+        marks.series.append(series)
+    return marks
 
 
 def _line_chart(ws, spec: dict) -> None:

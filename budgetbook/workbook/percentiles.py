@@ -1,4 +1,5 @@
-"""Summary's simulated percentiles: P10, P50 and P90 of each market's total, computed by budgetbook.
+"""Summary's simulated percentiles: P10, P50 and P90 of each market's total, and the share of samples
+in which it is the cheapest, computed by budgetbook.
 
 A Monte Carlo over the ranges (`ranges/simulate.py`) at a fixed sample count, distribution and seed,
 so the same plan always writes the same numbers and `check` can hold them to it. They are values,
@@ -16,6 +17,8 @@ from .rows import CalcSheet, market_col
 
 SAMPLES, SEED, DISTRIBUTION = 10_000, 0, "triangular"
 PERCENTILES = (("p10", "P10"), ("p50", "P50 (median)"), ("p90", "P90"))
+CHEAPEST_LABEL = "Cheapest in (share of samples in which the market costs least)"
+COMPUTED_KEYS = ("p10", "p50", "p90", "cheapest")  # `sim_<key>_<market>`: every number this block writes
 
 
 def simulated(plan: Plan) -> Any:
@@ -43,6 +46,15 @@ def add_percentiles(sheet: CalcSheet, plan: Plan) -> None:
             sheet.sheet.put(row, col, Computed(result, pick), "constant", money0)
             sheet.book.name(f"sim_{key}_{market.id}", sheet.sheet, row, col, "constant", market=market.id)
         sheet.sheet.row += 1
+    row = sheet.sheet.row
+    sheet.sheet.put(row, 1, f"{CHEAPEST_LABEL}, computed by budgetbook", "label")
+    sheet.sheet.put(row, 2, "share of samples", "unit", text=True)
+    for market in plan.markets:
+        col = market_col(plan, market)
+        share = lambda r, m=market.id: r.markets[m].cheapest  # noqa: E731
+        sheet.sheet.put(row, col, Computed(result, share), "constant", st.PERCENT)
+        sheet.book.name(f"sim_cheapest_{market.id}", sheet.sheet, row, col, "constant", market=market.id)
+    sheet.sheet.row += 1
     sheet.note("Values, not formulas: every range drawn at once (a market's price once for all its workloads); "
                "`budgetbook check` recomputes them; `budgetbook simulate` gives more samples.")
     sheet.gap()

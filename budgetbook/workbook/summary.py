@@ -48,7 +48,10 @@ def build_summary(book: Blueprint, plan: Plan) -> None:
                          "anchor": f"C{sheet.sheet.row}", "currency": plan.currency,
                          "axis_format": st.axis_money(plan.currency), "row_height": 1.4,
                          "series": [(FIRST_COL + i, m.label or m.id) for i, m in enumerate(plan.markets)]}
-    sheet.sheet.more_charts.append(market_chart(sheet.sheet, plan, total))
+    first = plan.markets[0].id
+    ends = tuple((book.where[f"sim_{key}_{first}"][1], label) for key, label in (("p10", "P10"), ("p90", "P90"))
+                 if f"sim_{key}_{first}" in book.where)  # the simulated range, where the plan has one
+    sheet.sheet.more_charts.append(market_chart(sheet.sheet, plan, total, ends))
 
 
 def _per_million_tokens(sheet: CalcSheet, plan: Plan, total: int, final_row: int | None) -> None:
