@@ -93,3 +93,26 @@ def test_print_areas_and_repeated_headers(tmp_path):
     for title, header in (("Compute", 4), ("Summary", 4), ("Procurement", 4), ("Checks", 5)):
         assert (wb[title].print_title_rows or "").replace("$", "") == f"{header}:{header}", title
         assert wb[title].cell(header, 2).value  # the row repeated is the header row
+
+
+def test_the_schema_titles_are_the_inputs_titles():
+    """An editor hovering a key reads what the Inputs row says (issue 14: labels from the schema's titles)."""
+    from budgetbook.plan.schema import plan_schema
+    from budgetbook.workbook import input_labels
+
+    defs = plan_schema()["$defs"]
+    titles = {(name, field): sub.get("title") for name, node in defs.items()
+              for field, sub in node.get("properties", {}).items()}
+    assert titles[("Workload", "mfu")] == "Model FLOPs utilization (MFU)"
+    assert titles[("Flops", "params")] == "Parameters trained"
+    assert titles[("Checkpoints", "params")] == "Parameters saved per checkpoint"
+    assert titles[("Market", "gpu_prices")] == "GPU-hour price"
+    plan = plan_from_text(resolve("lab-year")[1], "lab-year")
+    seen = 0
+    for cell in input_cells(plan):
+        field = str(cell.path[-2] if cell.path[-2] in ("gpu_prices", "runs") else cell.path[-1])
+        shown = input_labels.title(plan, cell)
+        schema_titles = {t for (_, f), t in titles.items() if f == field}
+        assert any(t and t in shown for t in schema_titles), (cell.key_path, shown, schema_titles)
+        seen += 1
+    assert seen > 40

@@ -1,7 +1,8 @@
 """The plan's JSON Schema, for editors (yaml-language-server) and for the README's key reference.
 
 Generated from the pydantic model so it cannot drift from what `load_plan`
-accepts; every numeric key's description carries its unit and allowed range.
+accepts; every numeric key's description carries its unit and allowed range, and its title is the
+one the workbook's Inputs row reads (`plan.titles`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from .. import __version__
 from ..lineitems.registry import PLAN_MODEL
+from .titles import field_title
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -23,8 +25,30 @@ def plan_schema() -> dict[str, Any]:
         "title": "budgetbook plan",
         "description": ("An ML training budget for budgetbook: markets, workloads, people and further "
                         "line items. Numbers are one value or a range {low, base, high}."),
-        **{k: v for k, v in close_objects(schema) if k not in ("title", "description")},
+        **{k: v for k, v in close_objects(titled(schema)) if k not in ("title", "description")},
     }
+
+
+def titled(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with each plan field's title the human one the workbook's Inputs rows read (`plan.titles`),
+    in place of pydantic's `Peak Tflops`; a field whose title depends on its parent (`flops.params`,
+    "Parameters trained") gets it in the definition that parent refers to."""
+    defs = schema.get("$defs", {})
+    parents: dict[str, str] = {}  # definition name -> the field that holds it
+    for node in [schema, *defs.values()]:
+        for field, sub in node.get("properties", {}).items():
+            for ref in _refs(sub):
+                parents.setdefault(ref.rsplit("/", 1)[-1], field)
+    for name, node in [("", schema), *defs.items()]:
+        for field, sub in node.get("properties", {}).items():
+            sub["title"] = field_title(field, parents.get(name, ""))
+    return schema
+
+
+def _refs(node: Any) -> Iterator[str]:
+    for mapping in _mappings(node):
+        if isinstance(mapping.get("$ref"), str):
+            yield mapping["$ref"]
 
 
 def close_objects(schema: dict[str, Any]) -> Any:

@@ -4,8 +4,8 @@ An `InputCell`'s `label` ("Pretraining core, 7B on 5T tokens flops per param tok
 messages, where it must stand alone. On Inputs the row sits under its section ("Workload:
 Pretraining core, 7B on 5T tokens"), so the row reads the field's title ("FLOP per parameter per
 token"), the owner in front only where one section holds several owners (people roles, items,
-timing). Titles and price units live here, keyed by the plan field, beside the schema's own
-(`plan.schema` publishes the same titles).
+timing). Titles are `plan.titles`, which the JSON Schema publishes too; price units live here,
+keyed by the plan field.
 
 Number formats follow the unit, not the value typed: a price always shows its cents (`$3.00`,
 `$0.023`), other money whole with accounting negatives (`($86,268)`), counts `#,##0` (or two
@@ -18,51 +18,9 @@ from typing import Any
 
 from ..plan.inputs import InputCell
 from ..plan.model import Plan
+from ..plan.titles import field_title
 from . import style as st
 
-# plan field -> title on the Inputs sheet
-TITLES: dict[str, str] = {
-    "gpu_prices": "GPU-hour price",
-    "storage_per_gb_month": "Storage price",
-    "egress_per_gb": "Egress price",
-    "extra_engineering_days": "Extra engineering days",
-    "runs": "Runs",
-    "ideal_gpu_hours": "Ideal GPU-hours per run",
-    "allocated_gpu_hours": "Allocated GPU-hours per run (as reported)",
-    "utilization": "Utilization multiplier (allocated / ideal hours)",
-    "mfu": "Model FLOPs utilization (MFU)",
-    "waste": "Waste: failed runs as a share of compute",
-    "peak_tflops": "Peak TFLOP/s per GPU (dense BF16)",
-    "tokens": "Training tokens",
-    "flops_per_param_token": "FLOP per parameter per token",
-    "gpus": "GPUs",
-    "days": "Days",
-    "size_gb": "Checkpoint size (one full save)",
-    "bytes_per_param": "Checkpoint bytes per parameter",
-    "saves": "Checkpoint saves per run",
-    "steps": "Training steps per run",
-    "save_every_steps": "Steps between checkpoint saves",
-    "retention_months": "Checkpoint retention",
-    "moved_share": "Share of checkpoints moved out (egress)",
-    "count": "Head count",
-    "monthly_cost": "Loaded cost per person-month",
-    "engineering_day_cost": "Cost of an engineering day",
-    "fallback_price_per_gpu_hour": "Fallback on-demand GPU-hour price",
-    "share": "Contingency share",
-    "cost": "Cost",
-    "quantity": "Quantity",
-    "unit_price": "Price per unit",
-    "tokens_per_month": "Tokens served per month",
-    "requests_per_month": "Requests per month",
-    "tokens_per_request": "Tokens per request",
-    "tokens_per_second_per_gpu": "Tokens per second per GPU",
-    "api_price_per_million_tokens": "API price per million tokens (build vs buy)",
-    "start": "Start (months after the plan's start)",
-    "months": "Months",
-}
-# a parent field that changes a title: checkpoints.params is the saved model, flops.params the trained one
-_NESTED = {("flops", "params"): "Parameters trained", ("checkpoints", "params"): "Parameters saved per checkpoint",
-           ("cluster", "gpus"): "Cluster GPUs", ("cluster", "days"): "Cluster days"}
 # a price's unit per unit ("money" is the plan's currency)
 PRICE_UNITS: dict[str, str] = {
     "gpu_prices": "money per GPU-hour",
@@ -92,7 +50,7 @@ def title(plan: Plan, cell: InputCell) -> str:
     name (`ML engineer: Head count`) where the section holds several owners."""
     field, key = _field(cell)
     parent = cell.path[-2] if len(cell.path) >= 2 and isinstance(cell.path[-2], str) else ""
-    text = _NESTED.get((parent, field)) or TITLES.get(field) or field.replace("_", " ").capitalize()
+    text = field_title(field, parent)
     if key is not None:
         text = f"{text}, {key}"
     owner = _owner(plan, cell) if cell.section or cell.path[0] not in _OWNED_SECTIONS else ""
