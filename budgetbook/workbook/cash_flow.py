@@ -67,6 +67,8 @@ class CashFlow:
         sheet.widths = {1: 46.0, 2: 12.0, START: 9.0, MONTHS: 9.0, TOTAL_COL: 14.0} | {
             self.col(n): 12.0 for n in range(self.months)}
         sheet.freeze = a1(END_ROW + 1, FIRST_MONTH_COL)
+        # on paper it runs on down the pages, one page wide, the months and their bounds atop each
+        sheet.print_title_rows, sheet.runs_on = f"{HEADER_ROW}:{END_ROW}", True
         sheet.row = END_ROW + 2
 
     def col(self, n: int) -> int:

@@ -19,6 +19,7 @@ def build_checks(book: Blueprint, plan: Plan, inp: Inputs) -> Sheet:
     for col, title in enumerate(("Area", "Check", "Market / input", "OK"), 1):
         sheet.put(FIRST_ROW - 1, col, title, "header")
     sheet.print_title_rows = f"{FIRST_ROW - 1}:{FIRST_ROW - 1}"  # the header atop every printed page
+    sheet.runs_on = True  # a check per row, as many pages as it takes
     sheet.row = FIRST_ROW
 
     def check(area: str, text: str, what: str, formula: str, name: str, market: str = "") -> None:

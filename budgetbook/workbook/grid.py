@@ -75,6 +75,7 @@ class Sheet:
     print_columns: int | None = None           # print only columns 1..n (technical columns left off paper)
     print_title_rows: str | None = None        # rows repeated atop every printed page ("4:4")
     more_charts: list[dict] = field(default_factory=list)  # charts beside `chart` (`openpyxl_book`)
+    runs_on: bool = False                      # an output printed over as many pages as it needs, not one
 
     def put(self, row: int, col: int, value: Any, style: str = "text", fmt: str | None = None,
             *, text: bool = False) -> str:

@@ -216,7 +216,7 @@ def _print_setup(ws, sheet: Sheet, plan_name: str) -> None:
     ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
     ws.page_setup.fitToWidth = 1
     # outputs print as one page each; long input and calculation sheets run on, one page wide
-    ws.page_setup.fitToHeight = 1 if sheet.role == "output" and sheet.title != "Checks" else 0
+    ws.page_setup.fitToHeight = 1 if sheet.role == "output" and not sheet.runs_on else 0
     if sheet.print_columns:
         ws.print_area = f"A1:{_letter(sheet.print_columns)}{max(ws.max_row, 1)}"
     if sheet.print_title_rows:
