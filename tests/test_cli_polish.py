@@ -62,8 +62,9 @@ def test_show_completion_prints_a_script_for_the_budgetbook_command(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "complete -o default -F _budgetbook_completion budgetbook" in done.stdout
     env.pop("_BUDGETBOOK_COMPLETE")
-    # the shell named: typer otherwise guesses it from the process tree, which a test runner's is not
-    done = subprocess.run(["budgetbook", "--show-completion", "bash"], env=env | {"SHELL": "/bin/bash"},
+    # from a bash (not exec-ed away: a second command follows): typer finds the shell in the process
+    # tree, and a test runner's may hold none
+    done = subprocess.run(["bash", "-c", "budgetbook --show-completion; exit $?"], env=env | {"SHELL": "/bin/bash"},
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0 and "_budgetbook_completion" in done.stdout, done.stderr
 
