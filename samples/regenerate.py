@@ -1,5 +1,6 @@
 """Regenerate the sample workbooks of every template, and PNG pages of their Inputs, Summary, Procurement, Cash flow,
-Sensitivity.
+Sensitivity; and pretrain-7b with two months of the sample bills imported (`pretrain-7b-actuals.xlsx`, PNGs of its
+Actuals and Variance pages).
 
     python samples/regenerate.py            # workbooks and PNGs (needs soffice and pdftoppm)
     python samples/regenerate.py --no-png   # workbooks only
@@ -25,6 +26,8 @@ from budgetbook.plan.loader import plan_from_text, resolve, template_names  # no
 from budgetbook.workbook import write_workbook  # noqa: E402
 
 PAGES = ("Inputs", "Summary", "Procurement", "Cash flow", "Sensitivity")  # printed in tab order: Inputs first
+ACTUALS_PAGES = ("Actuals", "Variance")
+BILLS = ("focus-aws-2026-01-02.csv", "payroll-2026.csv")  # mapped by focus-mapping.yaml onto pretrain-7b
 
 
 def dump(path: Path) -> list[str]:
@@ -51,19 +54,30 @@ def generate(template: str, out_dir: Path) -> Path:
     return write_workbook(plan_from_text(text, source), text, out_dir / f"{template}.xlsx")
 
 
-def render_pngs(book: Path, out_dir: Path) -> list[Path]:
-    """PNGs of the Inputs, Summary, Procurement, Cash flow and Sensitivity pages, as LibreOffice prints them
-    (recalculated)."""
+def generate_actuals(out_dir: Path) -> Path:
+    """pretrain-7b's sample (in `out_dir`) with the sample bills imported, as `budgetbook actuals` writes it."""
+    from budgetbook.actuals.api import import_actuals
+
+    book = out_dir / "pretrain-7b.xlsx"
+    if not book.exists():
+        generate("pretrain-7b", out_dir)
+    return import_actuals(book, [HERE / bill for bill in BILLS], out_dir / "pretrain-7b-actuals.xlsx",
+                          mapping=HERE / "focus-mapping.yaml", force=True).written
+
+
+def render_pngs(book: Path, out_dir: Path, pages: tuple[str, ...] = PAGES) -> list[Path]:
+    """PNGs of the `pages` (the Inputs, Summary, Procurement, Cash flow and Sensitivity pages), as LibreOffice
+    prints them (recalculated)."""
     from libreoffice import make_profile
 
     with tempfile.TemporaryDirectory(prefix="budgetbook-samples-") as tmp:
         tmp = Path(tmp)
         wb = openpyxl.load_workbook(book)
         for ws in wb:
-            ws.sheet_state = "visible" if ws.title in PAGES else "hidden"
-            if ws.title not in PAGES:
+            ws.sheet_state = "visible" if ws.title in pages else "hidden"
+            if ws.title not in pages:
                 ws.print_area = None  # LibreOffice prints a hidden sheet that has a print area
-        wb.active = wb.sheetnames.index(PAGES[0])
+        wb.active = wb.sheetnames.index(pages[0])
         only = tmp / book.name
         wb.save(only)
         profile = make_profile(tmp / "profile")
@@ -85,6 +99,11 @@ def main(argv: list[str]) -> int:
         if "--no-png" not in argv:
             for png in render_pngs(book, HERE):
                 print(f"wrote {png.relative_to(HERE.parent)}")
+    book = generate_actuals(HERE)
+    print(f"wrote {book.relative_to(HERE.parent)}")
+    if "--no-png" not in argv:
+        for png in render_pngs(book, HERE, ACTUALS_PAGES):
+            print(f"wrote {png.relative_to(HERE.parent)}")
     return 0
 
 

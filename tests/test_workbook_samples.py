@@ -26,3 +26,13 @@ def test_sample_matches_builder(template, tmp_path):
     if old != new:
         diff = "\n".join(list(difflib.unified_diff(old, new, "samples", "builder", lineterm="", n=1))[:80])
         pytest.fail(f"samples/{template}.xlsx is stale (run `python samples/regenerate.py`):\n{diff}")
+
+
+def test_actuals_sample_matches_a_fresh_import(tmp_path):
+    committed = SAMPLES / "pretrain-7b-actuals.xlsx"
+    fresh = regenerate.generate_actuals(tmp_path)
+    old, new = regenerate.dump(committed), regenerate.dump(fresh)
+    if old != new:
+        diff = "\n".join(list(difflib.unified_diff(old, new, "samples", "builder", lineterm="", n=1))[:80])
+        pytest.fail(f"samples/pretrain-7b-actuals.xlsx is stale (run `python samples/regenerate.py`):\n{diff}")
+    assert any(line.startswith("Variance!") for line in new) and any(line.startswith("Actuals!") for line in new)
