@@ -23,6 +23,7 @@ from budgetbook.actuals.printing import render_variance
 from budgetbook.actuals.variance import compute_variance
 from budgetbook.api import check_workbook, extract_plan, generate_workbook, show_months
 from budgetbook.plan.loader import load_plan
+from budgetbook.xlsx.evaluate import evaluate_workbook
 
 PLAN = Path(__file__).parents[1] / "templates" / "pretrain-7b.yaml"
 
@@ -143,6 +144,20 @@ def test_variance_sheet_agrees_with_libreoffice_and_the_reference(imported, tmp_
     assert len(reference) > 300
     for name, expected in reference.items():
         assert values[name] == pytest.approx(expected, rel=1e-9, abs=1e-6), name
+
+
+def test_the_master_check_covers_the_variance_sheet(imported, tmp_path):
+    values = evaluate_workbook(imported)
+    own = sorted(name for name in values if name.startswith("chk_var_"))
+    assert own and all(values[name] is True for name in own) and values["checks_ok"] is True
+    assert "chk_var_plan_total_hyperscaler_commit" in own and "chk_var_bills_hyperscaler_commit" in own
+    wb = openpyxl.load_workbook(imported)
+    sheet, ref = next(iter(wb.defined_names["var_compute_hyperscaler_commit_actual_m1"].destinations))
+    wb[sheet][ref] = 1.0  # a line's actual typed over: the lines no longer add up to the total (the bills')
+    wb.save(tmp_path / "typed.xlsx")
+    values = evaluate_workbook(tmp_path / "typed.xlsx")
+    assert values["chk_var_bills_hyperscaler_commit"] is True
+    assert values["chk_var_total_hyperscaler_commit"] is False and values["checks_ok"] is False
 
 
 def test_check_finds_a_typed_over_actual_and_variance(imported, tmp_path):

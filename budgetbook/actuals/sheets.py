@@ -93,6 +93,26 @@ def build_actuals_sheets(book: Blueprint, plan: Plan, actuals: Actuals) -> None:
     _variance_sheet(book, plan, actuals, months)
 
 
+def variance_checks(plan: Plan, actuals: Actuals) -> list[tuple[str, str, str, str]]:
+    """The Checks sheet's rows for the Variance sheet, (check, market, formula, name): its plan is the Cash flow's,
+    its line items' actuals add up to its total, and that total is the bills' (the Actuals sheet)."""
+    rows = []
+    lines = line_ids(plan)
+    for market in actuals.markets():
+        for line_id, label in lines:
+            plan_total, cash_flow = f"var_{line_id}_{market}_plan", f"cf_{line_id}_{market}"
+            rows.append((f"Variance {label}: the plan is the Cash flow's", market,
+                         f"=ABS({plan_total}-{cash_flow})<=k_tolerance*ABS({cash_flow})",
+                         f"chk_var_plan_{line_id}_{market}"))
+        actual, bills = f"var_{TOTAL.id}_{market}_actual", f"act_{TOTAL.id}_{market}"
+        parts = "+".join(f"var_{line_id}_{market}_actual" for line_id, _ in lines[:-1])
+        rows.append(("Variance: the line items' actuals add up to the total actual", market,
+                     f"=ABS({actual}-({parts}))<=k_tolerance*ABS({actual})", f"chk_var_total_{market}"))
+        rows.append(("Variance: the total actual is the bills' (Actuals)", market,
+                     f"=ABS({actual}-{bills})<=k_tolerance*ABS({bills})", f"chk_var_bills_{market}"))
+    return rows
+
+
 def _sum_row(book: Blueprint, sheet: Sheet, row: int, months: list[str], name: str, fmt: str,
              style: str = "calc") -> None:
     book.formula(sheet, row, TOTAL_COL, f"=SUM({a1(row, FIRST)}:{a1(row, FIRST + len(months) - 1)})", name,

@@ -46,7 +46,7 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
     build_procurement(book, plan)
     build_cash_flow(book, plan, inp)
     build_sensitivity(book, plan)
-    build_checks(book, plan, inp)
+    build_checks(book, plan, inp, actuals)
     if actuals is not None:
         from ..actuals.sheets import build_actuals_sheets
 

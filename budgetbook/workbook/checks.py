@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..lineitems.registry import TOTAL, development_lines, lines
 from ..plan.model import Plan
 from .grid import Blueprint, Sheet
 from .names import Inputs
 
+if TYPE_CHECKING:
+    from ..actuals.model import Actuals
+
 RESULT_COL = 4
 FIRST_ROW = 6
 
 
-def build_checks(book: Blueprint, plan: Plan, inp: Inputs) -> Sheet:
+def build_checks(book: Blueprint, plan: Plan, inp: Inputs, actuals: Actuals | None = None) -> Sheet:
     sheet = book.sheet("Checks", "output")
     sheet.put(1, 1, "Checks", "title")
     sheet.put(2, 1, "Every row must be TRUE. Where one is FALSE the workbook disagrees with itself, "
@@ -58,6 +63,11 @@ def build_checks(book: Blueprint, plan: Plan, inp: Inputs) -> Sheet:
             check("Inputs", f"{cell.label}: low <= value <= high, inside the same bounds", x,
                   f"=AND(ISNUMBER({x}_low),ISNUMBER({x}_high),{x}_low<={x},{x}<={x}_high,"
                   f"{x}_low{above}{x}_min,{x}_high<={x}_max)", f"chk_range_{x}")
+    if actuals is not None:  # the Variance sheet, where bills were imported
+        from ..actuals.sheets import variance_checks
+
+        for text, market, formula, name in variance_checks(plan, actuals):
+            check("Variance", text, market, formula, name, market)
     last = sheet.row - 1
     sheet.put(3, 1, "All checks pass", "section")
     book.formula(sheet, 3, RESULT_COL, f"=AND(D{FIRST_ROW}:D{last})", "checks_ok", kind="check", style="check")
