@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..errors import WorkbookError
 from ..xlsx.formula_text import CellNames, is_constant, normalize, references, to_names
-from .cycles import cells_in
+from .cycles import cells_in, cells_read
 from .findings import Finding, clipped, jsonable
 from .readback import OpenedWorkbook, formula_of, is_error_value
 
@@ -138,29 +137,17 @@ def _circular(book: OpenedWorkbook, evaluated: dict[str, Any], current: dict[Cel
     """
     pending = {s.name.lower() for s in book.layout if s.formula and evaluated.get(s.name.lower()) is None
                and book.locate(s.name)}
-    edges = {name: [n for n in _names_read(book, name, current) if n in pending] for name in pending}
+    sheets = {ws.title.upper(): ws for ws in book.wb.worksheets}
+    edges = {name: [n for n in _names_read(book, name, current, sheets) if n in pending] for name in pending}
     return _cycles(edges)
 
 
-def _names_read(book: OpenedWorkbook, name: str, current: dict[CellKey, str]) -> list[str]:
-    """The defined names the formula in `name`'s cell reads, directly or through the cells they name."""
+def _names_read(book: OpenedWorkbook, name: str, current: dict[CellKey, str], sheets: dict[str, Any]) -> list[str]:
+    """The defined names of the cells the formula in `name`'s cell reads (`cycles.cells_read`, the one
+    walk step both cycle searches take)."""
     sheet, cell = book.where(name)
-    text = formula_of(book.wb[sheet][cell].value)
-    if text is None:
-        return []
-    try:
-        refs = references(text)
-    except WorkbookError:
-        return []
-    found = []
-    for ref in refs:
-        if ref.name:
-            found.append(ref.name.lower())
-            continue
-        area = (ref.cell or "").replace("$", "")
-        cells = (cells_in(area, 4096) or []) if ref.is_range else [area]
-        found += [current[key].lower() for c in cells if (key := ((ref.sheet or sheet).upper(), c)) in current]
-    return found
+    node = (sheet.upper(), cell.replace("$", "").upper())
+    return [current[read].lower() for read in cells_read(book, node, sheets) if read in current]
 
 
 def _cycles(edges: dict[str, list[str]]) -> dict[str, list[str]]:

@@ -29,7 +29,7 @@ def cycle_through(book: OpenedWorkbook, sheet: str, cell: str) -> list[str] | No
     stack = [start]
     while stack:
         node = stack.pop()
-        for nxt in _reads(book, sheets, node):
+        for nxt in cells_read(book, node, sheets):
             if nxt == start:
                 return _path(sheets, parent, node, start)
             if nxt not in parent:
@@ -48,11 +48,14 @@ def _path(sheets: dict[str, Any], parent: dict[Node, Node], last: Node, start: N
     return [f"{sheets[s].title}!{c}" for s, c in nodes + [start]]
 
 
-def _reads(book: OpenedWorkbook, sheets: dict[str, Any], node: Node) -> list[Node]:
-    """The cells the formula at `node` reads (none when it holds no formula)."""
+def cells_read(book: OpenedWorkbook, node: Node, sheets: dict[str, Any] | None = None) -> list[Node]:
+    """The cells the formula at `node` reads, a defined name as the cell it names (none when it holds no
+    formula); `sheets`, the workbook's by upper-cased title, saves building it again on every step."""
     from .readback import formula_of
 
     sheet, cell = node
+    if sheets is None:
+        sheets = {ws.title.upper(): ws for ws in book.wb.worksheets}
     ws = sheets.get(sheet)
     if ws is None:
         return []
