@@ -147,6 +147,10 @@ class Blueprint:
         self.name(name, sheet, row, col, kind, formula, item, market)
         return a1(row, col)
 
+    def is_taken(self, name: str) -> bool:
+        """Whether a cell already has `name` (compared case-folded, as Excel compares names)."""
+        return name.lower() in self._folded
+
     def ref(self, name: str, from_sheet: Sheet) -> str:
         """An A1 reference (same sheet) or 'Sheet'!A1 (another) to a named cell."""
         sheet, row, col = self.where[name]

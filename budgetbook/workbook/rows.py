@@ -26,6 +26,7 @@ from typing import Union
 
 from ..plan.model import Market, Plan
 from .grid import Blueprint
+from .market_labels import write_header  # a label citing its price: the header links to the live label
 
 FIRST_COL = 3   # A: label, B: unit, C..: one column per market
 HEADER_ROW = 4
@@ -80,7 +81,7 @@ class CalcSheet:
         sheet.put(HEADER_ROW, 1, "", "header")
         sheet.put(HEADER_ROW, 2, "Unit", "header")
         for market in plan.markets:
-            sheet.put(HEADER_ROW, market_col(plan, market), market_header(market), "header", text=True)
+            write_header(book, sheet, HEADER_ROW, market_col(plan, market), market, market_header(market))
         sheet.widths = {1: 46.0, 2: 16.0} | {FIRST_COL + i: 20.0 for i in range(len(plan.markets))}
         sheet.freeze = f"C{HEADER_ROW + 1}"
         sheet.print_title_rows = f"{HEADER_ROW}:{HEADER_ROW}"  # market headers atop every printed page
