@@ -55,7 +55,7 @@ def build_decision(book: Blueprint, sheet: Sheet, plan: Plan, total_row: int) ->
         total = f"{TOTAL.id}_{market.id}"
         # a live label is a formula: not in `label` style, which check's structure audit reads as row labels
         live = "text" if label_name(market) in book.specs else "label"
-        write_header(book, sheet, row, col, market, market_header(market), live, prefix="dec_label")
+        write_header(book, sheet, row, col, market, market_header(market), live, name=f"dec_label_{market.id}")
         book.formula(sheet, row, col + 1, f"={total}", f"dec_total_{market.id}", fmt=money0, market=market.id)
         saving = f"{col_letters(col + 2)}{row}"
         book.formula(sheet, row, col + 2, f"={total}-{cheapest}", f"dec_saving_{market.id}", fmt=money0,

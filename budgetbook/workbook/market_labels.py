@@ -25,21 +25,34 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from ..plan.inputs import InputCell
 from ..plan.model import Market, Plan
 from . import style as st
-from .grid import Blueprint, Sheet
+from .grid import Blueprint, LinkedText, Sheet
 from .input_labels import is_price
 from .scenario import used_name
 
 _CODES = sorted(set(st.SYMBOLS) | {"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "INR", "CAD", "AUD"})
 _SYMBOL_CLASS = "[" + re.escape("".join(sorted(set(st.SYMBOLS.values())))) + "]"
-_NUMBER = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<scale>(?:bn|[kKmMbB])(?![A-Za-z]))?"
-# `$2`, `$ 2.50`, `USD 2`, then `2 USD`, `2€`: a number counts as an amount only beside a currency
-_AMOUNT = re.compile(
-    rf"(?:(?:{_SYMBOL_CLASS}|\b(?:{{codes}})\b)\s?{_NUMBER.replace('num', 'pnum').replace('scale', 'pscale')})"
-    rf"|(?:(?<![\w.,]){_NUMBER}\s?(?:{_SYMBOL_CLASS}|(?:{{codes}})\b))")
+
+
+def _number(tag: str) -> str:
+    """A number, `1,234.50` or `2`, and a scale right after it (`$5.6M`); its group names end in `tag`."""
+    return (rf"(?P<num{tag}>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+            rf"(?P<scale{tag}>(?:bn|[kKmMbB])(?![A-Za-z]))?")
+
+
+@cache
+def _amount(currency: str) -> re.Pattern[str]:
+    """A number beside a currency: `$2`, `$ 2.50`, `USD 2` (before), `2 USD`, `2€` (after)."""
+    codes = "|".join(sorted(set(_CODES) | {currency}, key=len, reverse=True))
+    before = rf"(?:{_SYMBOL_CLASS}|\b(?:{codes})\b)\s?{_number('b')}"
+    after = rf"(?<![\w.,]){_number('a')}\s?(?:{_SYMBOL_CLASS}|(?:{codes})\b)"
+    return re.compile(f"{before}|{after}")
+
+
 _SCALES = {"k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "b": 1e9, "B": 1e9, "bn": 1e9}
 # Excel and LibreOffice decode `_x0041_` in stored text, formulas included: such a label stays text
 _ESCAPE_LIKE = re.compile(r"_x[0-9A-Fa-f]{4}_")
@@ -92,13 +105,13 @@ class MarketLabel:
 
 def cited_amounts(label: str, currency: str) -> list[Cited]:
     """Every amount `label` cites beside a currency symbol or code, in order."""
-    codes = "|".join(sorted(set(_CODES) | {currency}, key=len, reverse=True))
     found = []
-    for match in re.finditer(_AMOUNT.pattern.replace("{codes}", codes), label):
-        key = "pnum" if match.group("pnum") else "num"
-        scale = match.group("pscale" if key == "pnum" else "scale")
-        value = float(match.group(key).replace(",", "")) * _SCALES.get(scale or "", 1.0)
-        found.append(Cited(match.start(key), match.end(key), match.group().strip(), value, bool(scale)))
+    for match in _amount(currency).finditer(label):
+        tag = "b" if match.group("numb") else "a"
+        scale = match.group("scale" + tag)
+        value = float(match.group("num" + tag).replace(",", "")) * _SCALES.get(scale or "", 1.0)
+        found.append(Cited(match.start("num" + tag), match.end("num" + tag), match.group().strip(), value,
+                           bool(scale)))
     return found
 
 
@@ -157,9 +170,9 @@ def write_label_row(book: Blueprint, sheet: Sheet, row: int, label: MarketLabel,
                  style="wrapped_section")
     sheet.put(row, 2, LABEL_ROW_TITLE, "wrapped_label", text=True)
     book.formula(sheet, row, value_col, label_formula(label), label_name(label.market), market=label.market.id)
-    keys = ", ".join(f"`{splice.cell.key_path}`" for splice in label.splices)
-    note = (f"The plan's label with its price live: {keys}, the value the scenario uses. Every sheet's "
-            "market header links here.")
+    keys = ", ".join(splice.cell.key_path for splice in label.splices)
+    note = (f"The plan's label, its price live: {keys}, as the scenario uses it. Every sheet's market header "
+            "shows this cell.")
     sheet.put(row, note_col, note, "wrapped_note", text=True)
     return LABEL_ROW_TITLE, note
 
@@ -170,14 +183,22 @@ def header_slug(title: str) -> str:
 
 
 def write_header(book: Blueprint, sheet: Sheet, row: int, col: int, market: Market, text: str,
-                 style: str = "header", prefix: str = "") -> None:
-    """A cell showing the market's label: a link to its live label where it has one, else `text`."""
+                 style: str = "header", name: str = "", column: Market | None = None) -> None:
+    """A cell showing `market`'s label: a link to its live label where it has one (named `name`, by
+    default `hdr_<sheet>_<market>`), else `text`. `column`: the market whose column holds the cell."""
     live = label_name(market)
     if live not in book.specs:
         sheet.put(row, col, text, style, text=True)
         return
-    if not prefix:
+    if not name:
         slug = header_slug(sheet.title)
-        prefix = f"hdr_{slug}" if slug and not book.is_taken(f"hdr_{slug}_{market.id}") \
-            else f"hdr_s{book.sheets.index(sheet) + 1}"
-    book.formula(sheet, row, col, f"={live}", f"{prefix}_{market.id}", style=style, market=market.id)
+        name = f"hdr_{slug}_{market.id}"
+        if not slug or book.is_taken(name):  # a title of symbols only, or two titles alike once slugged
+            name = f"hdr_s{book.sheets.index(sheet) + 1}_{market.id}"
+    book.formula(sheet, row, col, f"={live}", name, style=style, market=(column or market).id)
+
+
+def series_title(book: Blueprint, market: Market) -> str | LinkedText:
+    """A chart series' title for `market`: read from its live label's cell, else its label as text."""
+    live = label_name(market)
+    return LinkedText(book.absolute(live), market.label) if live in book.specs else market.label or market.id

@@ -106,11 +106,18 @@ class CalcSheet:
     def gap(self) -> None:
         self.sheet.row += 1
 
-    def text_row(self, label: str, value: Callable[[Market], str]) -> None:
+    def text_row(self, label: str, value: Callable[[Market], str | Market], name: str = "") -> None:
+        """A row of text per market; a value that is a market reads its label (a link to the label where
+        it is live, `<name>_<column's market>`)."""
         sheet = self.sheet
         sheet.put(sheet.row, 1, label, "unit")
         for market in self.plan.markets:
-            sheet.put(sheet.row, market_col(self.plan, market), value(market), "unit", text=True)
+            col, shown = market_col(self.plan, market), value(market)
+            if isinstance(shown, str):
+                sheet.put(sheet.row, col, shown, "unit", text=True)
+            else:
+                write_header(self.book, sheet, sheet.row, col, shown, market_header(shown), "unit",
+                             f"{name}_{market.id}", market)
         sheet.row += 1
 
     def row(self, label: str, unit: str, fmt: str, template: str, name: str, *, kind: str = "calc",
