@@ -192,3 +192,21 @@ def test_a_hybrid_has_no_prices_of_its_own_to_cite(tmp_path, capsys, label):
     code, out, _ = run(capsys, "show", _plan(tmp_path, LIVE, hybrid), "--format", "json")
     (warning,) = json.loads(out)["warnings"]
     assert warning["key"] == "markets[1].label" and "the market has no price of its own" in warning["message"]
+
+
+def test_priced_on_and_served_on_rows_read_labels_live_where_they_cite_a_price(tmp_path, capsys):
+    hybrid = {"id": "mix", "label": "Mix", "hybrid": {"assign": {"pre": "neo"}, "serving": "cloud"}}
+    plan = yaml.safe_load(open(_plan(tmp_path, LIVE, PLAIN, hybrid)))
+    plan["serving"] = {"gpu": "H100_SXM", "tokens_per_month": 1e9, "tokens_per_second_per_gpu": 1000, "months": 3}
+    path = tmp_path / "served.yaml"
+    path.write_text(yaml.safe_dump(plan, sort_keys=False))
+    book = tmp_path / "served.xlsx"
+    assert run(capsys, "generate", path, "-o", book)[0] == 0
+    code, out, _ = run(capsys, "check", book, "--format", "json")
+    assert (code, json.loads(out)["findings"]) == (0, [])
+    wb = openpyxl.load_workbook(book)
+    priced, served = _cell(wb, "cmp_pre_priced_on_cloud"), _cell(wb, "svc_served_on_cloud")  # columns C, D, E
+    assert [priced.offset(column=i).value for i in range(3)] == ["=mkt_cloud_label", PLAIN["label"], PLAIN["label"]]
+    assert [served.offset(column=i).value for i in range(3)] == ["=mkt_cloud_label", PLAIN["label"],
+                                                                 "=mkt_cloud_label"]
+    assert "svc_served_on_mix" in wb.defined_names and "cmp_pre_priced_on_mix" not in wb.defined_names
