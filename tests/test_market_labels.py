@@ -210,3 +210,17 @@ def test_priced_on_and_served_on_rows_read_labels_live_where_they_cite_a_price(t
     assert [served.offset(column=i).value for i in range(3)] == ["=mkt_cloud_label", PLAIN["label"],
                                                                  "=mkt_cloud_label"]
     assert "svc_served_on_mix" in wb.defined_names and "cmp_pre_priced_on_mix" not in wb.defined_names
+
+
+def test_extract_writes_an_edited_price_into_the_label_citing_it(tmp_path, capsys):
+    book = tmp_path / "book.xlsx"
+    assert run(capsys, "generate", _plan(tmp_path, LIVE, PLAIN), "-o", book)[0] == 0
+    wb = openpyxl.load_workbook(book)
+    _cell(wb, "mkt_cloud_price_h100_sxm").value = 2.75
+    wb.save(tmp_path / "edited.xlsx")
+    assert run(capsys, "extract", tmp_path / "edited.xlsx", "-o", tmp_path / "back.yaml")[0] == 0
+    back = yaml.safe_load((tmp_path / "back.yaml").read_text())
+    # the edited amount as the header read it; the unchanged one as typed; the other market untouched
+    assert [m["label"] for m in back["markets"]] == ['Cloud "A" at $2.75/GPU-hour, storage 0.023 USD', PLAIN["label"]]
+    code, out, err = run(capsys, "show", tmp_path / "back.yaml", "--format", "json")
+    assert (code, json.loads(out)["warnings"], err) == (0, [], "")  # still live, nothing stale

@@ -158,6 +158,23 @@ def label_formula(label: MarketLabel) -> str:
     return "=" + "&".join(parts)
 
 
+def label_text(label: MarketLabel, bases: dict[tuple, float]) -> str:
+    """The label as its header reads at these base prices (`extract` writes edited prices back into it):
+    an amount whose price is unchanged keeps its spelling (`$2`), a changed one reads as the header
+    does (`$2.75`)."""
+    from ..xlsx.numeric import round_half_up, text_format  # as the workbook computes it; numpy: not for `show`
+
+    text, shown = label.market.label, text_format(TEXT_FORMAT)
+    assert shown is not None  # the workbook's own format
+    parts, at = [], 0
+    for splice in label.splices:
+        base = bases.get(splice.cell.path, splice.cell.num.base)
+        digits = None if base == splice.cell.num.base else shown(round_half_up(base, DECIMALS))
+        parts += [text[at:splice.cited.start], digits or text[splice.cited.start:splice.cited.end]]
+        at = splice.cited.end
+    return "".join(parts) + text[at:]
+
+
 def label_name(market: Market) -> str:
     return f"mkt_{market.id}_label"
 

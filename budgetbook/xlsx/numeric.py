@@ -285,7 +285,7 @@ class _Run:
             xs = self._floats(values, kinds)
             self.bad |= ~(np.abs(xs) < BIG)
             if name == "ROUND":
-                return self._numbers(np.array([_round(x, args[1][1]) if ok else 0.0
+                return self._numbers(np.array([round_half_up(x, args[1][1]) if ok else 0.0
                                                for x, ok in zip(xs, ~self.bad, strict=True)]))
             shown = text_format(args[1][1])
             assert shown is not None  # the parser refused any other format
@@ -353,7 +353,7 @@ class _Run:
         return values, kinds
 
 
-def _round(x: float, digits: int) -> float:
+def round_half_up(x: float, digits: int) -> float:
     """ROUND as formulas' `xround`: half away from zero, in Decimal, on the scaled magnitude."""
     scale = 10 ** digits
     v = float(Decimal(abs(x * scale)).quantize(0, rounding=ROUND_HALF_UP)) / scale
