@@ -24,8 +24,8 @@ def _rows(plan) -> dict[tuple, list[tuple[str, str]]]:
     """(sheet, row, what the row computes) -> [(cell, R1C1 formula)], for rows written once per column."""
     rows: dict[tuple, list[tuple[str, str]]] = defaultdict(list)
     for spec in workbook_layout(plan):
-        if spec.formula is None:
-            continue
+        if spec.formula is None or spec.name.startswith("hdr_"):
+            continue  # a market header linking its live label (`=mkt_a_label`) is a label, not a calculation
         letters, row = coordinate_from_string(spec.cell.replace("$", ""))
         month = re.search(r"_m[0-9]+$", spec.name)  # a Cash flow month (its total is another column)
         what = spec.name.removesuffix(month.group()) + " months" if month else spec.name
@@ -69,3 +69,13 @@ def test_a_market_input_is_chosen_by_the_column_market_number():
     assert layout[f"cmp_pretrain_alloc_{ids[1]}"].formula == "=D10*D11"
     # outputs link each figure in its own column
     assert layout[f"sum_compute_{ids[2]}"].formula == "='Compute'!E" + layout[f"compute_{ids[2]}"].cell[1:]
+
+
+def test_live_market_labels_leave_the_rows_one_formula():
+    text = ("name: two\nmarkets:\n  - {id: a, label: \"Cloud A at $2/GPU-hour\", gpu_prices: {H100: 2}}\n"
+            "  - {id: b, label: \"Cloud B at $3.00/GPU-hour\", gpu_prices: {H100: 3}}\n"
+            "workloads: [{id: w, gpu: H100, ideal_gpu_hours: 100, utilization: 1.5}]\n")
+    plan = plan_from_text(text, "two.yaml")
+    layout = {spec.name: spec for spec in workbook_layout(plan)}
+    assert layout["hdr_compute_b"].formula == "=mkt_b_label"  # the header follows the price
+    assert _inconsistent(plan) == []

@@ -27,8 +27,9 @@ VALUES = st.one_of(
 )
 LEAVES = st.one_of(
     st.sampled_from(["PH0!A1", "PH1!A1", "PH2!A1", "PH3!A1", "PH4!A1"]),
-    st.sampled_from(["0", "1", "2", "0.5", "100", "1E+3", "1E-05", "TRUE", "FALSE"]),
+    st.sampled_from(["0", "1", "2", "0.5", "100", "1E+3", "1E-05", "TRUE", "FALSE", '"at $"', '"say ""hi"""', '""']),
 )
+PRICE_FORMATS = ["[>=1000]#,##0.00##;0.00##", "0.00##", "#,##0.00", "0.0", "[>=10]0.00;0.0###", "0.00;0.0", "#,##0"]
 
 
 def _formula(children):
@@ -48,6 +49,8 @@ def _formula(children):
         st.lists(children, min_size=1, max_size=4).map(lambda a: f"MIN({','.join(a)})"),
         st.lists(children, min_size=2, max_size=5).map(lambda a: f"CHOOSE({','.join(a)})"),
         children.map(lambda x: f"ROUND({x},1)"),
+        st.tuples(children, st.sampled_from([0, 2, 4, -1])).map(lambda t: f"ROUND({t[0]},{t[1]})"),
+        st.tuples(children, st.sampled_from(PRICE_FORMATS)).map(lambda t: f'TEXT({t[0]},"{t[1]}")'),
     )
     return st.one_of(binary, unary, calls)
 
@@ -101,7 +104,17 @@ def test_numeric_equals_formulas_wherever_it_answers(text, values):
     ("=AND(ISNUMBER(PH0!A1),PH0!A1>=PH1!A1,PH0!A1<=PH2!A1)", [5, 1, 10], True),
     ("=IF(PH0!A1=PH1!A1,PH1!A1,PH2!A1/PH0!A1)", [2, 2, 8], 2),
     ("=PH0!A1", [7, 0], 7),
-    ("=PH0!A1", ["text", 0], None),
+    ("=PH0!A1", ["text", 0], "text"),  # a header linking to a live market label
+    ("=PH0!A1", ["", 0], None),
+    ('="at $"&TEXT(ROUND(PH0!A1,4),"[>=1000]#,##0.00##;0.00##")&"/GPU-hour"', [2, 0], "at $2.00/GPU-hour"),
+    ('="Market: "&PH0!A1', ["H800 at $2.00", 0], "Market: H800 at $2.00"),
+    ('=TEXT(PH0!A1,"[>=1000]#,##0.00##;0.00##")', [0.023, 0], "0.023"),
+    ('=TEXT(PH0!A1,"[>=1000]#,##0.00##;0.00##")', [1234.5, 0], "1,234.50"),
+    ('=TEXT(PH0!A1,"#,##0.00##")', [0.023, 0], None),  # formulas: "0,.023"; left to it
+    ('=TEXT(PH0!A1,"0.00##")', [-2, 0], None),
+    ("=ROUND(PH0!A1,4)", [2.00005, 0], 2.0001),
+    ('=PH0!A1&"x"', [2, 0], None),  # a number joined: formulas formats it
+    ('=IF(PH0!A1,"a","b")', [True, 0], None),
     ("=SUM(PH0!A1,PH1!A1,PH2!A1)", [0.1, 0.2, 0.3], float(np.sum([0.1, 0.2, 0.3]))),
     ("=PH0!A1*2", [True, 0], None),
     ("=PH0!A1*10", [1e308, 0], None),
@@ -137,3 +150,14 @@ def test_columns_of_cells_in_one_call():
     got, ok = shape.run({0: [1.0, 2.0, "x"], 1: [3, 4, 5], 2: [0.5, 1, 0.25]}, 3)
     assert list(ok) == [True, False, False]  # 2*4/0 is #DIV/0!, "x" is formulas'
     assert got[0] == 6.0
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(st.floats(0, 1e16), st.sampled_from([0.0, -0.0, 0.023, 0.02345, 2.00005, 999.99995, 9999.99995,
+                                                       1e15, 123456.78905])),
+       st.sampled_from(PRICE_FORMATS), st.sampled_from([0, 2, 4]))
+def test_the_price_text_of_a_live_label_is_formulas_text(x, code, digits):
+    text = f'="at $"&TEXT(ROUND(PH0!A1,{digits}),"{code}")&"/GPU-hour"'
+    mine = by_numeric(text, [x])
+    if mine is not None:
+        assert same(mine[1], by_formulas(text, [x])), (text, x, mine[1])

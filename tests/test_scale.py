@@ -67,7 +67,7 @@ def test_fast_evaluation_equals_excelmodel_exactly_on_a_portfolio(tmp_path):
 
 
 SCENARIO_FLAGS = ('=scenario="best"', '=scenario="worst"')  # workbook/scenario.py: text literals
-SCENARIO_TEXT_CELLS = (*SCENARIO_FLAGS, "=scenario")  # and Summary's `sum_scenario`: text, left to formulas
+SCENARIO_TEXT_CELLS = SCENARIO_FLAGS  # text compared: left to formulas (Summary's `=scenario` copy is numeric's)
 
 def test_one_call_computes_a_run_of_cells_of_one_shape(tmp_path, monkeypatch):
     """Elementwise shapes are computed a level at a time, not a cell at a time."""
@@ -90,7 +90,7 @@ def test_one_call_computes_a_run_of_cells_of_one_shape(tmp_path, monkeypatch):
     assert values["checks_ok"] is True
     assert 0 < len(calls) < cells / 4, (len(calls), cells)
     # every formula budgetbook writes is numeric's to compute, but the scenario switch's two flags
-    # (`=scenario="best"`, `=scenario="worst"`) and Summary's copy of it: text, which numeric leaves to formulas
+    # (`=scenario="best"`, `=scenario="worst"`): text compared, which numeric leaves to formulas
     assert calls.count("formulas") == len(SCENARIO_TEXT_CELLS)
 
 

@@ -20,7 +20,7 @@ from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
 from ..workbook.rows import CalcSheet, CellOf, Rows
 from .base import Line, LineItem, one_sheet, rule
-from .markets import market_name, paying_market, runs_on
+from .markets import paying_market, runs_on
 from .phasing import run_window
 from .scenario import MarketView
 from .units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
@@ -97,7 +97,7 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
         key, name = ("workloads", i), f"cmp_{w.id}"
         sheet.section(f"Workload: {w.label or w.id} ({w.id}, {w.gpu})")
         if hybrid:
-            sheet.text_row("Priced on market", lambda m: market_name(paying_market(plan, w, m)))
+            sheet.text_row("Priced on market", lambda m: paying_market(plan, w, m), f"{name}_priced_on")
         per_run = _hours_per_run_rows(sheet, inp, w, key, name)
         runs = sheet.row("Runs", "runs", st.COUNT, "={runs}", f"{name}_runs",
                          runs=lambda m: inp.runs(plan, w, m))

@@ -36,15 +36,18 @@ TOTAL = Line("total", "Total development cost")
 FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Cash flow", "Sensitivity", "Checks", EMBED_SHEET)
 # defined-name prefixes of the cells outside the line items' calculations (inputs, constants, outputs)
 FRAME_PREFIXES = {
-    "mkt_": "market inputs (`mkt_<market>_price_<gpu>`)", "wl_": "workload inputs (`wl_<workload>_mfu`)",
+    "mkt_": "market inputs (`mkt_<market>_price_<gpu>`); a label citing the market's price, live "
+            "(`mkt_<market>_label`)", "wl_": "workload inputs (`wl_<workload>_mfu`)",
     "k_": "named constants (`k_seconds_per_hour`)",
+    "hdr_": "market headers showing a live label (`hdr_<sheet>_<market>`: `=mkt_<market>_label`)",
+    "dec_": "Summary's decision block (`dec_total_<market>`, `dec_cheapest_<market>`, `dec_label_<market>`, "
+            "`dec_sim_p10_<market>`)",
     "sum_": "Summary rows", "prc_": "Procurement rows", "cf_": "Cash flow rows (`cf_<item>_<market>_m<n>`)",
     "chk_": "Checks rows", "checks_ok": "the master check",
     "scenario": "the scenario switch (`scenario`) and its flags (`scenario_best`, `scenario_worst`); a ranged "
                 "input's used value is `<input>_used`",
     "sens_": "Sensitivity rows (`sens_low_<rank>`, `sens_swing_<rank>`)", "sim_": "Summary's simulated percentiles "
     "(`sim_p10_<market>`) and how often each market is the cheapest (`sim_cheapest_<market>`)",
-    "dec_": "Summary's decision block (`dec_saving_<market>`, `dec_cheapest_<market>`)",
     "mno_": "a sheet's market numbers, row 3, which a row's `CHOOSE` picks each column's input by "
             "(`mno_compute_<market>`)",
 }

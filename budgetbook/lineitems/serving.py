@@ -115,7 +115,7 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                       "x price. Never added into the development total.")
     money0 = st.money(plan.currency)
     if any(m.hybrid is not None for m in plan.markets):
-        sheet.text_row("Served on market", lambda m: serving_market(plan, m).id)
+        sheet.text_row("Served on market", lambda m: serving_market(plan, m), "svc_served_on")
     if serving.tokens_per_month is not None:
         tokens = sheet.row("Tokens per month", "tokens", st.BIG, "={tokens}", "svc_tokens",
                            tokens=inp[("serving", "tokens_per_month")])

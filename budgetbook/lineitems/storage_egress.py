@@ -19,7 +19,7 @@ from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
 from ..workbook.rows import CalcSheet, CellOf, Rows, sum_or_none
 from .base import Line, LineItem, one_sheet, rule
-from .markets import market_name, paying_market, runs_on
+from .markets import paying_market, runs_on
 from .phasing import kept_window, run_window
 from .scenario import MarketView
 from .units import BYTES_PER_GB
@@ -91,7 +91,7 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
             continue
         sheet.section(f"Workload: {w.label or w.id} ({w.id})")
         if hybrid:
-            sheet.text_row("Priced on market", lambda m: market_name(paying_market(plan, w, m)))
+            sheet.text_row("Priced on market", lambda m: paying_market(plan, w, m), f"stg_{w.id}_priced_on")
         subtotals.append(_workload_rows(sheet, plan, inp, i, w))
         sheet.gap()
     sheet.section("All workloads")

@@ -18,6 +18,9 @@ The bands, with their evidence (`budgetbook/calibration.py` holds the published 
 - runs: sweeps run tens to hundreds; above 1,000 is out of the ordinary.
 - waste: seed 000 budgets 20-30 % of compute; above 100 % is a share written as a percentage.
 - stated ideal hours against the 6ND ideal when both are given: more than 3x apart.
+- a market's label that cites an amount none of the market's own prices has (`$2/GPU-hour` on a
+  market priced at 3): the workbook shows it as written, stating a price the plan does not use,
+  and it cannot follow edits (a label citing one of its prices is live: `workbook.market_labels`).
 """
 
 from __future__ import annotations
@@ -80,10 +83,31 @@ def plan_sanity(plan: Plan) -> list[Sanity]:
                               f"range (H100 $1.80-12, late 2025; below {PRICE_LOW:g} or above {PRICE_HIGH:g} is "
                               f"a unit slip: per node, per month?): {guess}")
                     break
+    _stray_label_amounts(warn, plan)
     for i, w in enumerate(plan.workloads):
         at = f"workloads[{i}]"
         _workload(warn, at, w)
     return found
+
+
+def _stray_label_amounts(warn, plan: Plan) -> None:
+    if not any(m.label for m in plan.markets):
+        return
+    from ..workbook.market_labels import market_labels, priced_inputs
+    from .inputs import input_cells
+
+    cells = input_cells(plan)
+    for label in market_labels(plan, cells):
+        if not label.stray:
+            continue
+        key = f"markets[{label.index}].label"
+        prices = [c for c in priced_inputs(label.index, cells) if c.num.base]
+        own = ("the market's: " + ", ".join(f"`{c.key_path}` {c.num.base:g}" for c in prices)) if prices \
+            else "the market has no price of its own"
+        amounts = ", ".join(cited.typed for cited in label.stray)
+        warn(key, f"`{key}` \"{label.market.label}\" states {amounts}, a price the plan does not use ({own}): "
+                  "the workbook shows the label as written and it will not follow edits; cite the price the "
+                  "market uses, or leave the amount out")
 
 
 def _workload(warn, at: str, w: Any) -> None:

@@ -102,9 +102,21 @@ def rewrite_plan(text: str, values: dict[tuple, Num], book: OpenedWorkbook) -> s
             node = node.setdefault(part, CommentedMap()) if isinstance(node, dict) else node[part]
         month = month_text(by_path[path], num) if path in by_path else None
         node[path[-1]] = _yaml_value(num) if month is None else month
+    _relabel(data, book, values)
     out = io.StringIO()
     yaml.dump(data, out)
     return out.getvalue()
+
+
+def _relabel(data: Any, book: OpenedWorkbook, values: dict[tuple, Num]) -> None:
+    """A market label citing a price that was edited says the new price, as the workbook's header did
+    (else the extracted plan's label would state a price it no longer uses)."""
+    from ..workbook.market_labels import label_text, market_labels
+
+    bases = {path: num.base for path, num in values.items()}
+    for label in market_labels(book.plan, input_cells(book.plan)):
+        if label.live and (text := label_text(label, bases)) != label.market.label:
+            data["markets"][label.index]["label"] = text
 
 
 def _yaml_value(num: Num) -> Any:

@@ -23,6 +23,7 @@ from ..plan.model import Market, Plan
 from ..plan.timing import month_labels
 from . import style as st
 from .grid import Blueprint, a1
+from .market_labels import series_title
 from .names import Inputs
 
 TITLE = "Cash flow"
@@ -213,7 +214,7 @@ def build_cash_flow(book: Blueprint, plan: Plan, inp: Inputs) -> CashFlow:
     cf.sheet.chart = {"kind": "line", "title": "Cumulative development spend by market", "rows": cumulative,
                       "labels_row": HEADER_ROW, "first_col": cf.col(0), "last_col": cf.col(cf.months - 1),
                       "anchor": f"A{cf.sheet.row + 1}", "currency": plan.currency,
-                      "series": [m.label or m.id for m in plan.markets]}
+                      "series": [series_title(book, m) for m in plan.markets]}
     return cf
 
 

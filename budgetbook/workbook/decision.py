@@ -23,6 +23,7 @@ from ..plan.model import Plan
 from ..xlsx.cell_grid import col_letters
 from . import style as st
 from .grid import Blueprint, Sheet
+from .market_labels import label_name, write_header
 from .rows import FIRST_COL, HEADER_ROW, market_header
 
 HEADERS = ("Decision", "Total development cost", "Cheapest saves", "Cheapest saves (%)", "Cheapest")
@@ -62,7 +63,9 @@ def build_decision(book: Blueprint, sheet: Sheet, plan: Plan, total_row: int) ->
     top = row
     for market in plan.markets:
         total = f"{TOTAL.id}_{market.id}"
-        sheet.put(row, col, market_header(market), "label", text=True)
+        # a live label is a formula: not in `label` style, which check's structure audit reads as row labels
+        live = "text" if label_name(market) in book.specs else "label"
+        write_header(book, sheet, row, col, market, market_header(market), live, name=f"dec_label_{market.id}")
         book.formula(sheet, row, col + 1, f"={total}", f"dec_total_{market.id}", fmt=money0, market=market.id)
         saving = f"{col_letters(col + 2)}{row}"
         book.formula(sheet, row, col + 2, f"={total}-{cheapest}", f"dec_saving_{market.id}", fmt=money0,

@@ -49,6 +49,14 @@ class CellSpec:
     market: str = ""
 
 
+@dataclass(frozen=True)
+class LinkedText:
+    """Text a chart reads from a cell (a series title that follows a live market label); `text` is it now."""
+
+    ref: str    # absolute, sheet-qualified: 'Inputs'!$C$5
+    text: str
+
+
 @dataclass
 class Cell:
     value: Any
@@ -147,6 +155,15 @@ class Blueprint:
         sheet.cells[(row, col)] = Cell(formula, style, fmt)
         self.name(name, sheet, row, col, kind, formula, item, market)
         return a1(row, col)
+
+    def is_taken(self, name: str) -> bool:
+        """Whether a cell already has `name` (compared case-folded, as Excel compares names)."""
+        return name.lower() in self._folded
+
+    def absolute(self, name: str) -> str:
+        """The named cell as a chart reads it: `'Inputs'!$C$5`."""
+        sheet, row, col = self.where[name]
+        return f"{quoted(sheet.title)}!${col_letters(col)}${row}"
 
     def ref(self, name: str, from_sheet: Sheet) -> str:
         """An A1 reference (same sheet) or 'Sheet'!A1 (another) to a named cell."""

@@ -9,11 +9,12 @@ from ..plan.model import Plan
 from . import input_labels as labels
 from . import style as st
 from .grid import Blueprint, Sheet
+from .market_labels import market_labels, write_label_row
 from .scenario import add_scenario, add_used
 
 COLUMNS = ("Section", "Input", "Value", "Unit", "Low", "High", "Note / source", "Plan key",
            "Allowed from", "Allowed to", "Defined name")
-VALUE, LOW, HIGH, MIN, MAX = 3, 5, 6, 9, 10
+VALUE, LOW, HIGH, NOTE, MIN, MAX = 3, 5, 6, 7, 9, 10
 FIRST_ROW = 5
 SECTION_WIDTH, LABEL_WIDTH, NOTE_WIDTH = 30, 50, 60  # characters; longer sections, labels and notes wrap
 LINE_HEIGHT = 15.0                # points, one line of 11-point Calibri
@@ -65,9 +66,16 @@ def build_inputs(book: Blueprint, plan: Plan, cells: list[InputCell], notes: dic
     add_scenario(book, sheet, FIRST_ROW - 1)
     row = FIRST_ROW
     previous = None
+    live = {label.index: label for label in market_labels(plan, cells) if label.live}
     for cell in cells:
         section = section_of(plan, cell)
         shown = section != previous
+        if shown and cell.path[0] == "markets" and cell.path[1] in live:
+            # a label citing the market's price: one live formula, atop its section, that every header links to
+            title, note = write_label_row(book, sheet, row, live[cell.path[1]], VALUE, NOTE)
+            sheet.heights[row] = LINE_HEIGHT * max(_lines(title, LABEL_WIDTH), _lines(note, NOTE_CHARACTERS),
+                                                   _lines(section, SECTION_WIDTH))
+            previous, shown, row = section, False, row + 1
         if shown:
             sheet.put(row, 1, section, "wrapped_section", text=True)
             previous = section
@@ -82,7 +90,7 @@ def build_inputs(book: Blueprint, plan: Plan, cells: list[InputCell], notes: dic
                 book.name(f"{cell.name}_{end}", sheet, row, col, "input")
             add_used(book, sheet, row, cell, fmt)
         note = input_note(plan, cell, notes or {})
-        sheet.put(row, 7, note, "wrapped_note", text=True)
+        sheet.put(row, NOTE, note, "wrapped_note", text=True)
         lines = max(_lines(labels.title(plan, cell), LABEL_WIDTH), _lines(note, NOTE_CHARACTERS),
                     _lines(section, SECTION_WIDTH) if shown else 1)
         if lines > 1:  # a wrapped row is as tall as its text (LibreOffice keeps a stored file's heights)

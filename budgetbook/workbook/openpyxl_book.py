@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 from copy import copy
+from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.chart import BarChart, LineChart, Reference, Series
+from openpyxl.chart.data_source import StrRef
 from openpyxl.chart.legend import Legend
+from openpyxl.chart.series import SeriesLabel
 from openpyxl.chart.shapes import GraphicalProperties
 from openpyxl.chart.text import RichText
 from openpyxl.drawing.text import CharacterProperties, Paragraph, ParagraphProperties
@@ -23,7 +26,7 @@ from openpyxl.worksheet.properties import PageSetupProperties
 from ..xlsx.xstring import escape
 from . import style as st
 from .computed import value_of
-from .grid import Blueprint, Sheet
+from .grid import Blueprint, LinkedText, Sheet
 from .sensitivity import tornado_chart
 
 RED = PatternFill("solid", fgColor="FFC7CE")
@@ -141,7 +144,7 @@ def _chart(ws, sheet: Sheet) -> None:
     chart.x_axis.scaling.orientation = "maxMin"  # first line item on top, as in the table
     for col, title in spec["series"]:
         values = Reference(ws, min_col=col, min_row=spec["first_row"], max_row=spec["last_row"])
-        chart.series.append(Series(values, title=_text(title)))
+        chart.series.append(_titled(Series(values), title, _text))
     chart.set_categories(Reference(ws, min_col=1, min_row=spec["first_row"], max_row=spec["last_row"]))
     chart.x_axis.tickLblSkip = 1  # every line item labelled, not every other one
     small = CharacterProperties(sz=800)
@@ -203,11 +206,20 @@ def _line_chart(ws, spec: dict) -> None:
     chart.x_axis.delete = False
     for row, title in zip(spec["rows"], spec["series"], strict=True):
         values = Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"], min_row=row, max_row=row)
-        chart.series.append(Series(values, title=title))
+        chart.series.append(_titled(Series(values), title, str))
     chart.set_categories(Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"],
                                    min_row=spec["labels_row"], max_row=spec["labels_row"]))
     chart.height, chart.width = 9.0, 22.0
     ws.add_chart(chart, spec["anchor"])
+
+
+def _titled(series, title: str | LinkedText, as_text) -> Any:
+    """`series` titled by text, or by a cell (`LinkedText`: a live market label, so the legend follows it)."""
+    if isinstance(title, LinkedText):
+        series.tx = SeriesLabel(strRef=StrRef(f=title.ref))
+    else:
+        series.tx = SeriesLabel(v=as_text(title))
+    return series
 
 
 def _print_setup(ws, sheet: Sheet, plan_name: str) -> None:

@@ -40,6 +40,7 @@ from openpyxl.formula.tokenizer import Token, Tokenizer
 from ..plan.model import Market, Plan
 from ..xlsx.r1c1 import r1c1
 from .grid import Blueprint
+from .market_labels import write_header  # a label citing its price: the header links to the live label
 
 FIRST_COL = 3   # A: label, B: unit, C..: one column per market
 HEADER_ROW = 4
@@ -96,7 +97,7 @@ class CalcSheet:
         sheet.put(HEADER_ROW, 1, "", "header")
         sheet.put(HEADER_ROW, 2, "Unit", "header")
         for market in plan.markets:
-            sheet.put(HEADER_ROW, market_col(plan, market), market_header(market), "header", text=True)
+            write_header(book, sheet, HEADER_ROW, market_col(plan, market), market, market_header(market))
         sheet.widths = {1: 46.0, 2: 16.0} | {FIRST_COL + i: 20.0 for i in range(len(plan.markets))}
         sheet.freeze = f"C{HEADER_ROW + 1}"
         sheet.print_title_rows = f"{HEADER_ROW}:{HEADER_ROW}"  # market headers atop every printed page
@@ -121,11 +122,18 @@ class CalcSheet:
     def gap(self) -> None:
         self.sheet.row += 1
 
-    def text_row(self, label: str, value: Callable[[Market], str]) -> None:
+    def text_row(self, label: str, value: Callable[[Market], str | Market], name: str = "") -> None:
+        """A row of text per market; a value that is a market reads its label (a link to the label where
+        it is live, `<name>_<column's market>`)."""
         sheet = self.sheet
         sheet.put(sheet.row, 1, label, "unit")
         for market in self.plan.markets:
-            sheet.put(sheet.row, market_col(self.plan, market), value(market), "unit", text=True)
+            col, shown = market_col(self.plan, market), value(market)
+            if isinstance(shown, str):
+                sheet.put(sheet.row, col, shown, "unit", text=True)
+            else:
+                write_header(self.book, sheet, sheet.row, col, shown, market_header(shown), "unit",
+                             f"{name}_{market.id}", market)
         sheet.row += 1
 
     def row(self, label: str, unit: str, fmt: str, template: str, name: str, *, kind: str = "calc",

@@ -55,11 +55,11 @@ def cell_styles() -> dict[str, dict[str, Any]]:
     }
 
 
-_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥", "INR": "₹"}
+SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥", "INR": "₹"}
 
 
 def _prefix(currency: str) -> str:
-    symbol = _SYMBOLS.get(currency)
+    symbol = SYMBOLS.get(currency)
     return f'"{symbol}"' if symbol else f'"{currency} "'
 
 
@@ -77,10 +77,13 @@ def axis_money(currency: str) -> str:
     return f'[>=1000000]{prefix}#,##0.0,,"M";[>=1000]{prefix}#,##0,"K";{prefix}#,##0'
 
 
+PRICE_DIGITS = "#,##0.00##"  # a price's digits (also the live market labels', `market_labels`)
+
+
 def price(currency: str) -> str:
     """A price per unit: always its cents, and up to two digits more where typed (`$3.00`, `$0.023`)."""
     prefix = _prefix(currency)
-    return f"{prefix}#,##0.00##_);({prefix}#,##0.00##)"
+    return f"{prefix}{PRICE_DIGITS}_);({prefix}{PRICE_DIGITS})"
 
 
 HOURS = "#,##0"

@@ -8,6 +8,7 @@ from ..plan.model import Plan
 from . import style as st
 from .decision import build_decision, market_chart
 from .grid import Blueprint
+from .market_labels import series_title
 from .percentiles import add_percentiles
 from .rows import FIRST_COL, CalcSheet, CellOf, NameOf, Rows
 from .scenario import add_scenario_row
@@ -47,7 +48,7 @@ def build_summary(book: Blueprint, plan: Plan) -> None:
     sheet.sheet.chart = {"title": "Development cost by line item", "first_row": rows[0], "last_row": rows[-1],
                          "anchor": f"C{sheet.sheet.row}", "currency": plan.currency,
                          "axis_format": st.axis_money(plan.currency), "row_height": 1.4,
-                         "series": [(FIRST_COL + i, m.label or m.id) for i, m in enumerate(plan.markets)]}
+                         "series": [(FIRST_COL + i, series_title(book, m)) for i, m in enumerate(plan.markets)]}
     first = plan.markets[0].id
     ends = tuple((book.where[f"sim_{key}_{first}"][1], label) for key, label in (("p10", "P10"), ("p90", "P90"))
                  if f"sim_{key}_{first}" in book.where)  # the simulated range, where the plan has one
