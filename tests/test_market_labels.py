@@ -17,6 +17,7 @@ from cli_run import run
 from libreoffice import needs_libreoffice, recalculate_many
 from openpyxl.workbook.defined_name import DefinedName
 
+from budgetbook.lineitems.units import PRICE_DIGITS
 from budgetbook.plan.inputs import input_cells
 from budgetbook.plan.loader import plan_from_text, resolve
 from budgetbook.workbook import workbook_layout
@@ -127,6 +128,8 @@ def test_the_price_text_is_the_same_in_formulas_libreoffice_and_gnumeric(tmp_pat
         ws.cell(row, 1, value)
         ws.cell(row, 2, "=" + PRICE_TEXT.format(price=f"A{row}"))
         wb.defined_names[f"text_{row}"] = DefinedName(f"text_{row}", attr_text=f"S!$B${row}")
+    ws["D1"] = PRICE_DIGITS  # the named constant the formula rounds to, as on Inputs
+    wb.defined_names["k_price_digits"] = DefinedName("k_price_digits", attr_text="S!$D$1")
     book = tmp_path / "prices.xlsx"
     wb.save(book)
     ours = evaluate_workbook(book)
@@ -224,3 +227,11 @@ def test_extract_writes_an_edited_price_into_the_label_citing_it(tmp_path, capsy
     assert [m["label"] for m in back["markets"]] == ['Cloud "A" at $2.75/GPU-hour, storage 0.023 USD', PLAIN["label"]]
     code, out, err = run(capsys, "show", tmp_path / "back.yaml", "--format", "json")
     assert (code, json.loads(out)["warnings"], err) == (0, [], "")  # still live, nothing stale
+
+
+def test_the_label_rounds_to_the_price_format_digits_by_name():
+    from budgetbook.workbook import style as st
+    from budgetbook.workbook.market_labels import PRICE_TEXT
+
+    assert len(st.PRICE_DIGITS.split(".")[1]) == PRICE_DIGITS  # "#,##0.00##": four decimals at most
+    assert "ROUND({price},k_price_digits)" in PRICE_TEXT  # no number typed inside the formula

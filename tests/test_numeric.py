@@ -125,6 +125,8 @@ def test_numeric_equals_formulas_wherever_it_answers(text, values):
     ("=CHOOSE(PH0!A1,PH1!A1,PH2!A1)", [3, 1.5, 2.25], None),  # past the end: #VALUE! is formulas' answer
     ("=CHOOSE(PH0!A1,PH1!A1,PH2!A1)", [1.5, 1.5, 2.25], None),  # truncated index: formulas' rules
     ("=CHOOSE(PH0!A1,PH1!A1,PH2!A1)", [1, 4, "text"], 4),  # the choice not taken is never read
+    ("=ROUND(PH0!A1,PH1!A1)", [2.00005, 4], 2.0001),  # digits by name (`k_price_digits`)
+    ("=ROUND(PH0!A1,PH1!A1)", [2.00005, 3.5], None),  # a fraction of digits: formulas' int()
 ])
 def test_worked_cases(text, values, want):
     got = by_numeric(text, values)

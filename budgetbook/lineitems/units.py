@@ -17,6 +17,7 @@ NONE = 0
 HOURS_PER_MONTH = HOURS_PER_DAY * DAYS_PER_MONTH
 CHECK_TOLERANCE = 1e-9
 EXACT_MATCH = 0
+PRICE_DIGITS = 4  # the decimals of the Inputs price format (`workbook.style.PRICE_DIGITS`, "#,##0.00##")
 
 # (defined name, label, value, unit, source)
 CONSTANTS = (
@@ -33,4 +34,6 @@ CONSTANTS = (
     ("k_tolerance", "Check tolerance (relative)", CHECK_TOLERANCE, "share", "sums may differ by rounding only"),
     ("k_exact_match", "Exact match (MATCH's match type)", EXACT_MATCH, "", "MATCH(value, range, 0) finds the "
      "value itself, not the nearest"),
+    ("k_price_digits", "Decimals a live market label shows a price to", PRICE_DIGITS, "digits",
+     "a price's cents and up to two digits more, as the Inputs sheet shows a price"),
 )

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from ..lineitems.units import PRICE_DIGITS
 from ..plan.inputs import InputCell
 from ..plan.model import Market, Plan
 from . import style as st
@@ -62,9 +63,9 @@ LITERAL_MAX = 255  # Excel's longest string constant inside a formula
 # format. Thousands only from 1,000: the `formulas` package formats `#,##0.00##` below 1 as "0,.023"
 # (LibreOffice and Gnumeric: "0.023"). ROUND first: at a half-way fifth decimal each engine rounds its
 # own way (2.00005: formulas "2.00", LibreOffice "2.0001"), after ROUND all three agree.
-DECIMALS = len(st.PRICE_DIGITS.split(".")[1])
+DECIMALS = PRICE_DIGITS  # `k_price_digits`, the named constant the formula rounds to: the format's decimals
 TEXT_FORMAT = f"[>=1000]{st.PRICE_DIGITS};{st.PRICE_DIGITS.removeprefix('#,##')}"
-PRICE_TEXT = 'TEXT(ROUND({price},' + str(DECIMALS) + '),"' + TEXT_FORMAT + '")'
+PRICE_TEXT = 'TEXT(ROUND({price},k_price_digits),"' + TEXT_FORMAT + '")'
 
 LABEL_ROW_TITLE = "Label in every sheet's headers (follows the price it cites)"
 SECTION = '="Market: "&{label}'
@@ -148,7 +149,8 @@ def _literal(text: str) -> list[str]:
 
 
 def label_formula(label: MarketLabel) -> str:
-    """`="H800 rental at $"&TEXT(ROUND(<price used>,4),"...")&"/GPU-hour"`: the label, its prices live."""
+    """`="H800 rental at $"&TEXT(ROUND(<price used>,k_price_digits),"...")&"/GPU-hour"`: the label, its prices
+    live."""
     text, parts, at = label.market.label, [], 0
     for splice in label.splices:
         parts += _literal(text[at:splice.cited.start])

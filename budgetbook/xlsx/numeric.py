@@ -19,7 +19,8 @@ those cells to `formulas`:
   Excel rules of their own), and references used as anything but a value;
 - text anywhere but a reference's value, a literal, `&` and TEXT's result (text in arithmetic,
   comparisons, IF, AND, ...), and the empty text;
-- ROUND of a number not below 1e15 in size, or with digits that are not an integer literal;
+- ROUND of a number not below 1e15 in size, or with digits that are not an integer literal or one
+  cell holding a whole number (the named `k_price_digits`);
 - TEXT of a negative number (or -0), of one not below 1e15, or in any format but `0.00##`,
   `#,##0.00##` (the zeros and hashes any count) or `[>=N]<one>;<other>` of those two; and a `#,##0`
   section given a number below 1,000 (`formulas` writes 0.5 there as "0,.50").
@@ -175,8 +176,9 @@ class _Parser:
         if name in ("ISNUMBER", "ABS") and len(args) != 1 or name == "IF" and len(args) not in (2, 3) \
                 or name == "CHOOSE" and len(args) < 2:
             raise _NotNumeric
-        if name == "ROUND" and (len(args) != 2 or args[1][0] != "const" or type(args[1][1]) is not int):
-            raise _NotNumeric  # digits: an integer literal (`formulas` takes int() of anything else)
+        if name == "ROUND" and (len(args) != 2 or not (args[1][0] == "const" and type(args[1][1]) is int
+                                                      or args[1][0] == "in" and args[1][1] not in self.ranges)):
+            raise _NotNumeric  # digits: an integer literal or one cell (holding a whole number, `_round`)
         if name == "TEXT" and (len(args) != 2 or args[1][0] != "const" or args[1][2] != TEXT
                                or text_format(args[1][1]) is None):
             raise _NotNumeric
@@ -288,8 +290,9 @@ class _Run:
             xs = self._floats(values, kinds)
             self.bad |= ~(np.abs(xs) < BIG)
             if name == "ROUND":
-                return self._numbers(np.array([round_half_up(x, args[1][1]) if ok else 0.0
-                                               for x, ok in zip(xs, ~self.bad, strict=True)]))
+                digits = self._digits(args[1])
+                return self._numbers(np.array([round_half_up(x, d) if ok else 0.0
+                                               for x, d, ok in zip(xs, digits, ~self.bad, strict=True)]))
             shown = text_format(args[1][1])
             assert shown is not None  # the parser refused any other format
             texts = [shown(x) if ok else None for x, ok in zip(xs, ~self.bad, strict=True)]
@@ -342,6 +345,17 @@ class _Run:
     def _first(self, index: int) -> Any:
         column = self.columns.get(index) or [None]
         return column[0]
+
+    def _digits(self, arg: Node) -> list[int]:
+        """ROUND's digits per cell: a whole number (`formulas` takes int() of a fraction: left to it)."""
+        values, kinds = self.eval(arg)
+        self._need(kinds, NUM)
+        out = []
+        for i, (value, kind) in enumerate(zip(values, kinds, strict=True)):
+            whole = kind == NUM and float(value).is_integer() and abs(value) < 300
+            self.bad[i] |= not whole
+            out.append(int(value) if whole else 0)
+        return out
 
     def _choose(self, args: list[Node]) -> tuple[np.ndarray, np.ndarray]:
         """CHOOSE(i, v1, v2, ...): the i-th value itself; an index that is not a whole number from 1 to
