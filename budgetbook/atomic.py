@@ -116,14 +116,19 @@ def atomic_output(path: PathLike, *, protect: Iterable[PathLike] = ()) -> Iterat
     input files the output must never replace.
     """
     dest = check_destination(path, protect=protect)
-    with _signals_held():  # a stop between creating the file and the `finally` below would leave it behind
-        try:
-            fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
-        except OSError as exc:
-            raise OutputError(f"cannot write in {dest.parent}: {describe_os_error(exc)}", source=str(dest)) from None
-        os.close(fd)
-        tmp = Path(tmp_name)
+    tmp: Path | None = None
     try:
+        # A stop while the file is made waits (held), and is delivered when the hold ends: inside this
+        # `try`, so the `finally` below removes the file. (With the `try` after the hold, a signal
+        # pending at its end was raised before the `try` began and left the file behind.)
+        with _signals_held():
+            try:
+                fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+            except OSError as exc:
+                raise OutputError(f"cannot write in {dest.parent}: {describe_os_error(exc)}",
+                                  source=str(dest)) from None
+            os.close(fd)
+            tmp = Path(tmp_name)
         yield tmp
         with open(tmp, "rb+") as written:
             os.fsync(written.fileno())  # the rename must not land before the data does
@@ -132,8 +137,9 @@ def atomic_output(path: PathLike, *, protect: Iterable[PathLike] = ()) -> Iterat
     except OSError as exc:
         raise OutputError(f"cannot write: {describe_os_error(exc)}", source=str(dest)) from None
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+        if tmp is not None:
+            with _signals_held(), contextlib.suppress(FileNotFoundError):  # a second stop waits for the removal
+                tmp.unlink()
 
 
 def atomic_write(path: PathLike, writer: Callable[[Path], object], *,

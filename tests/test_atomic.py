@@ -193,3 +193,27 @@ def test_fifo_is_not_replaced(tmp_path, via_symlink):
     one_line(caught.value, target)
     assert stat.S_ISFIFO(fifo.stat().st_mode) and target.exists()
     assert leftovers(tmp_path) == []
+
+
+def test_a_stop_while_the_temporary_file_is_made_still_removes_it(tmp_path, monkeypatch):
+    """The signal arrives while the file is created (signals held), so it is delivered the moment the hold
+    ends: that must be inside the cleanup's reach. (It once was not: CI saw a `.tmp` left after SIGTERM.)"""
+    import signal
+    import tempfile
+
+    from budgetbook.signals import Terminated, signals_as_exceptions
+
+    made = tempfile.mkstemp
+
+    def made_then_stopped(*args, **kwargs):
+        fd, name = made(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)  # pending: the hold delays it past this call
+        return fd, name
+
+    monkeypatch.setattr(tempfile, "mkstemp", made_then_stopped)
+    out = tmp_path / "book.xlsx"
+    out.write_bytes(b"old")
+    with signals_as_exceptions(), pytest.raises(Terminated):
+        with atomic_output(out) as tmp:
+            tmp.write_bytes(b"new")  # never reached: the stop comes first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["book.xlsx"] and out.read_bytes() == b"old"
