@@ -124,3 +124,18 @@ def test_the_schema_titles_are_the_inputs_titles():
         assert any(t and t in shown for t in schema_titles), (cell.key_path, shown, schema_titles)
         seen += 1
     assert seen > 40
+
+
+@pytest.mark.parametrize("template", template_names())
+def test_calculation_labels_are_not_cut_off_by_the_unit_column(template, tmp_path):
+    source, text = resolve(template)
+    path = write_workbook(plan_from_text(text, source), text, tmp_path / "book.xlsx", dt.date(2026, 1, 1))
+    wb = openpyxl.load_workbook(path)
+    for title in ("Compute", "Summary", "Procurement", "Cash flow"):
+        ws = wb[title]
+        # a label with a unit beside it would be cut where column A is narrower (bold text is wider)
+        needs = [len(str(ws.cell(r, 1).value)) * (1.1 if ws.cell(r, 1).font.b else 1.0) + 2
+                 for r in range(5, ws.max_row + 1) if ws.cell(r, 1).value and ws.cell(r, 2).value]
+        assert ws.column_dimensions["A"].width >= min(100, max(needs)), title
+        if title == "Compute":
+            assert max(needs) > 46  # what the old fixed width cut off

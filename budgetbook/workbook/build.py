@@ -51,6 +51,9 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
         from ..actuals.sheets import build_actuals_sheets
 
         build_actuals_sheets(book, plan, actuals)
+    for sheet in book.sheets:
+        if sheet.role in ("calc", "output"):
+            sheet.fit_labels()
     return book
 
 

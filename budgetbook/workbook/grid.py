@@ -16,6 +16,8 @@ from ..errors import PlanError
 from ..xlsx.cell_grid import col_letters
 
 KINDS = ("input", "constant", "calc", "figure", "check")
+LABEL_CAP = 100.0  # column A's widest, in characters: past it a label is cut, as it ever was
+BOLD = 1.1         # a bold label's characters are this much wider (Calibri 11)
 # A name Excel or LibreOffice would read as a cell (A1, XFD1048576) or an R1C1 reference
 _CELL_LIKE = re.compile(r"^([A-Za-z]{1,3}[0-9]+|[Rr][0-9]*[Cc]?[0-9]*|[Cc][0-9]*)$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
@@ -84,6 +86,14 @@ class Sheet:
     print_title_rows: str | None = None        # rows repeated atop every printed page ("4:4")
     more_charts: list[dict] = field(default_factory=list)  # charts beside `chart` (`openpyxl_book`)
     runs_on: bool = False                      # an output printed over as many pages as it needs, not one
+
+    def fit_labels(self) -> None:
+        """Widen column A to its longest row label (up to `LABEL_CAP` characters): a label the unit in
+        column B would otherwise cut off is read whole, on screen and on paper."""
+        longest = max((len(str(cell.value)) * (BOLD if cell.style == "figure" else 1.0) for (_, col), cell
+                       in self.cells.items() if col == 1 and cell.style in ("label", "figure")), default=0.0)
+        if longest:
+            self.widths[1] = max(self.widths.get(1, 8.43), min(LABEL_CAP, longest + 2))
 
     def put(self, row: int, col: int, value: Any, style: str = "text", fmt: str | None = None,
             *, text: bool = False) -> str:
