@@ -17,7 +17,7 @@ from .rows import CalcSheet, market_col
 
 SAMPLES, SEED, DISTRIBUTION = 10_000, 0, "triangular"
 PERCENTILES = (("p10", "P10"), ("p50", "P50 (median)"), ("p90", "P90"))
-CHEAPEST_LABEL = "Cheapest in (share of samples in which the market costs least)"
+CHEAPEST_LABEL = "Cheapest in (share of samples)"
 COMPUTED_KEYS = ("p10", "p50", "p90", "cheapest")  # `sim_<key>_<market>`: every number this block writes
 
 
