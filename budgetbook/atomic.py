@@ -10,9 +10,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import signal
 import stat
-import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -118,28 +118,41 @@ def atomic_output(path: PathLike, *, protect: Iterable[PathLike] = ()) -> Iterat
     dest = check_destination(path, protect=protect)
     tmp: Path | None = None
     try:
-        # A stop while the file is made waits (held), and is delivered when the hold ends: inside this
-        # `try`, so the `finally` below removes the file. (With the `try` after the hold, a signal
-        # pending at its end was raised before the `try` began and left the file behind.)
-        with _signals_held():
+        # The name is chosen before the file is made, so a stop at any moment after it (even one a
+        # thread of another library takes, which no signal mask holds back) finds it to remove.
+        for _ in range(_TRIES):
+            name = dest.parent / f".{dest.name}.{secrets.token_hex(6)}.tmp"
+            tmp = name
             try:
-                fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+                _create(name)
+                break
+            except FileExistsError:
+                tmp = None  # somebody else's: never ours to remove
             except OSError as exc:
+                tmp = None
                 raise OutputError(f"cannot write in {dest.parent}: {describe_os_error(exc)}",
                                   source=str(dest)) from None
-            os.close(fd)
-            tmp = Path(tmp_name)
-        yield tmp
-        with open(tmp, "rb+") as written:
+        else:
+            raise OutputError(f"cannot write in {dest.parent}: no free temporary name", source=str(dest))
+        yield name
+        with open(name, "rb+") as written:
             os.fsync(written.fileno())  # the rename must not land before the data does
-        os.chmod(tmp, _final_mode(dest))
-        os.replace(tmp, dest)
+        os.chmod(name, _final_mode(dest))
+        os.replace(name, dest)
     except OSError as exc:
         raise OutputError(f"cannot write: {describe_os_error(exc)}", source=str(dest)) from None
     finally:
         if tmp is not None:
             with _signals_held(), contextlib.suppress(FileNotFoundError):  # a second stop waits for the removal
                 tmp.unlink()
+
+
+_TRIES = 100  # names drawn before giving up (48 random bits each: a clash is already unheard of)
+
+
+def _create(path: Path) -> None:
+    """Make `path`, empty, private (0600, as mkstemp would), failing if it exists."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600))
 
 
 def atomic_write(path: PathLike, writer: Callable[[Path], object], *,

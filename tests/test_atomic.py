@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 
 import openpyxl
@@ -195,25 +196,26 @@ def test_fifo_is_not_replaced(tmp_path, via_symlink):
     assert leftovers(tmp_path) == []
 
 
-def test_a_stop_while_the_temporary_file_is_made_still_removes_it(tmp_path, monkeypatch):
-    """The signal arrives while the file is created (signals held), so it is delivered the moment the hold
-    ends: that must be inside the cleanup's reach. (It once was not: CI saw a `.tmp` left after SIGTERM.)"""
+def test_a_stop_as_the_temporary_file_is_made_still_removes_it(tmp_path, monkeypatch):
+    """A signal the moment the file exists (the test's trigger too) must be within the cleanup's reach. It once
+    was not: the file was made with signals held and delivered just before the `try` that removes it (CI saw
+    a `.tmp` left after SIGTERM), and a mask does not hold a signal that another thread takes."""
     import signal
-    import tempfile
 
+    from budgetbook import atomic
     from budgetbook.signals import Terminated, signals_as_exceptions
 
-    made = tempfile.mkstemp
+    made = atomic._create
 
-    def made_then_stopped(*args, **kwargs):
-        fd, name = made(*args, **kwargs)
-        os.kill(os.getpid(), signal.SIGTERM)  # pending: the hold delays it past this call
-        return fd, name
+    def made_then_stopped(path):
+        made(path)
+        os.kill(os.getpid(), signal.SIGTERM)
 
-    monkeypatch.setattr(tempfile, "mkstemp", made_then_stopped)
+    monkeypatch.setattr(atomic, "_create", made_then_stopped)
     out = tmp_path / "book.xlsx"
     out.write_bytes(b"old")
     with signals_as_exceptions(), pytest.raises(Terminated):
         with atomic_output(out) as tmp:
-            tmp.write_bytes(b"new")  # never reached: the stop comes first
+            time.sleep(5)  # the stop arrives before this ends
+            tmp.write_bytes(b"new")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["book.xlsx"] and out.read_bytes() == b"old"
