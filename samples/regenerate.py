@@ -11,6 +11,7 @@ output drifts from the committed workbooks: rerun this script and review the dif
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -67,7 +68,8 @@ def generate_actuals(out_dir: Path) -> Path:
 
 def render_pngs(book: Path, out_dir: Path, pages: tuple[str, ...] = PAGES) -> list[Path]:
     """PNGs of the `pages` (the Inputs, Summary, Procurement, Cash flow and Sensitivity pages), as LibreOffice
-    prints them (recalculated)."""
+    prints them (recalculated), named by sheet: `pretrain-7b-summary.png`, a sheet's further pages
+    `pretrain-7b-cash-flow-2.png` (page numbers move whenever a sheet grows a page; names do not)."""
     from libreoffice import make_profile
 
     with tempfile.TemporaryDirectory(prefix="budgetbook-samples-") as tmp:
@@ -84,12 +86,30 @@ def render_pngs(book: Path, out_dir: Path, pages: tuple[str, ...] = PAGES) -> li
         subprocess.run([shutil.which("soffice"), "--headless", "--norestore",
                         f"-env:UserInstallation={profile.as_uri()}", "--convert-to", "pdf",
                         "--outdir", str(tmp), str(only)], check=True, capture_output=True, timeout=300)
-        prefix = out_dir / book.stem
-        for old in out_dir.glob(f"{book.stem}-*.png"):
+        pdf = only.with_suffix(".pdf")
+        subprocess.run(["pdftoppm", "-png", "-r", "60", str(pdf), str(tmp / "page")], check=True, timeout=300)
+        for old in [*out_dir.glob(f"{book.stem}-[0-9]*.png"),
+                    *(p for page in pages for p in out_dir.glob(f"{book.stem}-{_slug(page)}*.png"))]:
             old.unlink()
-        subprocess.run(["pdftoppm", "-png", "-r", "60", str(only.with_suffix(".pdf")), str(prefix)],
-                       check=True, timeout=300)
-    return sorted(out_dir.glob(f"{book.stem}-*.png"))
+        written, seen = [], {}
+        for number, png in enumerate(sorted(tmp.glob("page-*.png"), key=lambda p: int(p.stem.split("-")[-1])), 1):
+            sheet = _slug(_page_sheet(pdf, number))
+            seen[sheet] = seen.get(sheet, 0) + 1
+            name = f"{book.stem}-{sheet}" + (f"-{seen[sheet]}" if seen[sheet] > 1 else "") + ".png"
+            written.append(Path(shutil.move(png, out_dir / name)))
+    return written
+
+
+def _page_sheet(pdf: Path, number: int) -> str:
+    """The sheet a printed page is of: the right of its header (`&A`, `openpyxl_book._print_setup`)."""
+    text = subprocess.run(["pdftotext", "-f", str(number), "-l", str(number), "-layout", str(pdf), "-"],
+                          check=True, capture_output=True, text=True, timeout=60).stdout
+    header = next(line for line in text.splitlines() if line.strip())
+    return re.split(r"\s{2,}", header.strip())[-1]
+
+
+def _slug(title: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
 
 def main(argv: list[str]) -> int:

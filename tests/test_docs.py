@@ -119,3 +119,12 @@ def test_quick_start_test_command_runs_as_written(tmp_path, with_sudo):
     if with_sudo:
         expected = [f"{sudo}{expected[0]}", expected[0], f"{sudo}{expected[1]}", expected[1], *expected[2:]]
     assert lines == expected
+
+
+def test_readme_pictures_exist_and_are_named_for_their_sheet():
+    pictures = re.findall(r"!\[([^\]]*)\]\((samples/[^)]+\.png)\)", README)
+    assert len(pictures) >= 3
+    for alt, path in pictures:
+        assert (ROOT / path).is_file(), path
+        sheet = alt.split(" sheet")[0].lower().replace(" ", "-")
+        assert path.endswith(f"-{sheet}.png"), (alt, path)  # samples/regenerate.py names pages by sheet
