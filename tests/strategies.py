@@ -110,6 +110,9 @@ def timing(draw, months: bool) -> dict:
 def market(draw, mid: str, gpus: set[str]) -> dict:
     data: dict = {"id": mid, "label": draw(st.sampled_from(TEXTS)),
                   "gpu_prices": {g: draw(value(0.5, 12)) for g in sorted(gpus)}}
+    if draw(st.booleans()):  # a label citing its own price: the workbook's header is a live formula
+        price = data["gpu_prices"][min(gpus)]
+        data["label"] = f"Cloud at ${price['base'] if isinstance(price, dict) else price}/GPU-hour"
     if draw(st.booleans()):
         data["storage_per_gb_month"] = draw(value(0, 0.1))
     if draw(st.booleans()):

@@ -24,8 +24,8 @@ def _rows(plan) -> dict[tuple, list[tuple[str, str]]]:
     """(sheet, row, what the row computes) -> [(cell, R1C1 formula)], for rows written once per column."""
     rows: dict[tuple, list[tuple[str, str]]] = defaultdict(list)
     for spec in workbook_layout(plan):
-        if spec.formula is None or spec.name.startswith("hdr_"):
-            continue  # a market header linking its live label (`=mkt_a_label`) is a label, not a calculation
+        if spec.formula is None or re.fullmatch(r"=mkt_\w+_label", spec.formula):
+            continue  # a header or "Priced on market" cell linking a live label (`=mkt_a_label`): text, not a sum
         letters, row = coordinate_from_string(spec.cell.replace("$", ""))
         month = re.search(r"_m[0-9]+$", spec.name)  # a Cash flow month (its total is another column)
         what = spec.name.removesuffix(month.group()) + " months" if month else spec.name
