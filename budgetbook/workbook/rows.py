@@ -145,6 +145,10 @@ class CalcSheet:
         markets = self.plan.markets
         texts = {key: [self._resolve(ref, m, market_col(self.plan, m)) for m in markets] for key, ref in refs.items()}
         for key, column_texts in texts.items():
+            # a row of this sheet, rows, a cell by prefix: the same column by construction; a name: the same
+            # text; only a function of the market, or a figure by name, can read another input per column
+            if isinstance(refs[key], (int, Rows, CellOf, str)) or len(set(column_texts)) == 1:
+                continue
             if not _one_shape(column_texts, row, [market_col(self.plan, m) for m in markets]):
                 texts[key] = [self._choose(column_texts, row, market_col(self.plan, m)) for m in markets]
         for i, market in enumerate(markets):
