@@ -128,8 +128,7 @@ def atomic_output(path: PathLike, *, protect: Iterable[PathLike] = ()) -> Iterat
                 break
             except FileExistsError:
                 tmp = None  # somebody else's: never ours to remove
-            except OSError as exc:
-                tmp = None
+            except OSError as exc:  # nothing made: the `finally` finds no file to remove
                 raise OutputError(f"cannot write in {dest.parent}: {describe_os_error(exc)}",
                                   source=str(dest)) from None
         else:

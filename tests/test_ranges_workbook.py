@@ -62,32 +62,30 @@ def test_a_plan_without_ranges_has_no_sensitivity_sheet_nor_percentiles(tmp_path
     assert check_workbook(path).ok
 
 
-def test_a_typed_over_percentile_is_a_structure_error(tmp_path):
-    _, path = _book(tmp_path, "finetune-13b-lora")
+def _edited(tmp_path, template: str, name: str, value):
+    """(plan, a copy of its workbook with the cell `name` set to `value`, as openpyxl saves it)."""
+    plan, path = _book(tmp_path, template)
     wb = openpyxl.load_workbook(path)
-    _cell(wb, "sim_p90_decentralized_market").value = 150000
-    wb.save(tmp_path / "typed.xlsx")
-    report = check_workbook(tmp_path / "typed.xlsx")
+    _cell(wb, name).value = value
+    wb.save(tmp_path / "edited.xlsx")
+    return plan, tmp_path / "edited.xlsx"
+
+
+def test_a_typed_over_percentile_is_a_structure_error(tmp_path):
+    report = check_workbook(_edited(tmp_path, "finetune-13b-lora", "sim_p90_decentralized_market", 150000)[1])
     assert not report.ok
     found = [f for f in report.findings if f.name == "sim_p90_decentralized_market"]
     assert [(f.kind, f.severity) for f in found] == [("structure", "error")]
 
 
 def test_an_input_edit_leaves_the_computed_numbers_stale_a_warning(tmp_path):
-    _, path = _book(tmp_path, "finetune-13b-lora")
-    wb = openpyxl.load_workbook(path)
-    _cell(wb, "mkt_decentralized_market_price_h100_sxm").value = 1.9
-    wb.save(tmp_path / "edited.xlsx")
-    report = check_workbook(tmp_path / "edited.xlsx")
+    report = check_workbook(_edited(tmp_path, "finetune-13b-lora", "mkt_decentralized_market_price_h100_sxm", 1.9)[1])
     assert report.ok
     stale = [f for f in report.findings if f.kind == "stale"]
     assert len(stale) == 1 and stale[0].severity == "warning" and "extract" in stale[0].message
 
 
 def test_extract_of_a_worst_case_workbook_keeps_every_range(tmp_path):
-    plan, path = _book(tmp_path, "pretrain-7b")
-    wb = openpyxl.load_workbook(path)
-    _cell(wb, "scenario").value = "worst"
-    wb.save(tmp_path / "worst.xlsx")
-    extracted = plan_from_text(extract_plan_text(tmp_path / "worst.xlsx"), "extracted.yaml")
+    plan, worst = _edited(tmp_path, "pretrain-7b", "scenario", "worst")
+    extracted = plan_from_text(extract_plan_text(worst), "extracted.yaml")
     assert {c.name: c.num for c in input_cells(extracted)} == {c.name: c.num for c in input_cells(plan)}

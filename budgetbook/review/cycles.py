@@ -48,14 +48,12 @@ def _path(sheets: dict[str, Any], parent: dict[Node, Node], last: Node, start: N
     return [f"{sheets[s].title}!{c}" for s, c in nodes + [start]]
 
 
-def cells_read(book: OpenedWorkbook, node: Node, sheets: dict[str, Any] | None = None) -> list[Node]:
+def cells_read(book: OpenedWorkbook, node: Node, sheets: dict[str, Any]) -> list[Node]:
     """The cells the formula at `node` reads, a defined name as the cell it names (none when it holds no
-    formula); `sheets`, the workbook's by upper-cased title, saves building it again on every step."""
+    formula); `sheets`: the workbook's worksheets by upper-cased title (built once per walk)."""
     from .readback import formula_of
 
     sheet, cell = node
-    if sheets is None:
-        sheets = {ws.title.upper(): ws for ws in book.wb.worksheets}
     ws = sheets.get(sheet)
     if ws is None:
         return []

@@ -166,6 +166,14 @@ class Blueprint:
         self.name(name, sheet, row, col, kind, formula, item, market)
         return a1(row, col)
 
+    def per_sheet_name(self, prefix: str, sheet: Sheet, market_id: str) -> str:
+        """`<prefix>_<sheet title as a name part>_<market>` for a cell every sheet has one of per market
+        (`hdr_storage_egress_aws`); `<prefix>_s<tab number>_<market>` where the title has no letters or
+        digits, or reads like another's once folded."""
+        part = re.sub(r"[^a-z0-9]+", "_", sheet.title.lower()).strip("_")
+        name = f"{prefix}_{part}_{market_id}"
+        return name if part and not self.is_taken(name) else f"{prefix}_s{self.sheets.index(sheet) + 1}_{market_id}"
+
     def is_taken(self, name: str) -> bool:
         """Whether a cell already has `name` (compared case-folded, as Excel compares names)."""
         return name.lower() in self._folded

@@ -196,11 +196,6 @@ def write_label_row(book: Blueprint, sheet: Sheet, row: int, label: MarketLabel,
     return LABEL_ROW_TITLE, note
 
 
-def header_slug(title: str) -> str:
-    """A sheet title as a name part: `Storage & egress` -> `storage_egress`."""
-    return re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_")
-
-
 def write_header(book: Blueprint, sheet: Sheet, row: int, col: int, market: Market, text: str,
                  style: str = "header", name: str = "", column: Market | None = None) -> None:
     """A cell showing `market`'s label: a link to its live label where it has one (named `name`, by
@@ -209,11 +204,7 @@ def write_header(book: Blueprint, sheet: Sheet, row: int, col: int, market: Mark
     if live not in book.specs:
         sheet.put(row, col, text, style, text=True)
         return
-    if not name:
-        slug = header_slug(sheet.title)
-        name = f"hdr_{slug}_{market.id}"
-        if not slug or book.is_taken(name):  # a title of symbols only, or two titles alike once slugged
-            name = f"hdr_s{book.sheets.index(sheet) + 1}_{market.id}"
+    name = name or book.per_sheet_name("hdr", sheet, market.id)
     book.formula(sheet, row, col, f"={live}", name, style=style, market=(column or market).id)
 
 

@@ -16,9 +16,10 @@ from .computed import Computed, Lazy
 from .rows import CalcSheet, market_col
 
 SAMPLES, SEED, DISTRIBUTION = 10_000, 0, "triangular"
-PERCENTILES = (("p10", "P10"), ("p50", "P50 (median)"), ("p90", "P90"))
-CHEAPEST_LABEL = "Cheapest in (share of samples)"
-COMPUTED_KEYS = ("p10", "p50", "p90", "cheapest")  # `sim_<key>_<market>`: every number this block writes
+# (key of `simulate`'s MarketStats, label, unit: None for the plan's currency); a row's cells are `sim_<key>_<market>`
+ROWS = (("p10", "P10", None), ("p50", "P50 (median)", None), ("p90", "P90", None),
+        ("cheapest", "Cheapest in (share of samples)", "share of samples"))
+COMPUTED_KEYS = tuple(key for key, _, _ in ROWS)  # every number this block writes
 
 
 def simulated(plan: Plan) -> Any:
@@ -27,34 +28,28 @@ def simulated(plan: Plan) -> Any:
     return simulate(plan, SAMPLES, SEED, DISTRIBUTION)
 
 
-def add_percentiles(sheet: CalcSheet, plan: Plan) -> None:
+def add_percentiles(sheet: CalcSheet, plan: Plan) -> dict[str, int]:
+    """The block, where the plan has ranges; returns each key's row (none without ranges)."""
     from ..ranges.ranged import ranged_inputs
 
     if not ranged_inputs(plan):
-        return
+        return {}
     result = Lazy.of(simulated, plan)
     money0 = st.money(plan.currency)
     sheet.section(f"Total development cost, simulated (computed by budgetbook: {SAMPLES:,} samples, "
                   f"{DISTRIBUTION}, seed {SEED})")
-    for key, label in PERCENTILES:
-        row = sheet.sheet.row
+    rows = {}
+    for key, label, unit in ROWS:
+        row = rows[key] = sheet.sheet.row
         sheet.sheet.put(row, 1, f"{label}, computed by budgetbook", "label")
-        sheet.sheet.put(row, 2, plan.currency, "unit", text=True)
+        sheet.sheet.put(row, 2, unit or plan.currency, "unit", text=True)
         for market in plan.markets:
             col = market_col(plan, market)
             pick = lambda r, m=market.id, k=key: getattr(r.markets[m], k)  # noqa: E731
-            sheet.sheet.put(row, col, Computed(result, pick), "constant", money0)
+            sheet.sheet.put(row, col, Computed(result, pick), "constant", st.PERCENT if unit else money0)
             sheet.book.name(f"sim_{key}_{market.id}", sheet.sheet, row, col, "constant", market=market.id)
         sheet.sheet.row += 1
-    row = sheet.sheet.row
-    sheet.sheet.put(row, 1, f"{CHEAPEST_LABEL}, computed by budgetbook", "label")
-    sheet.sheet.put(row, 2, "share of samples", "unit", text=True)
-    for market in plan.markets:
-        col = market_col(plan, market)
-        share = lambda r, m=market.id: r.markets[m].cheapest  # noqa: E731
-        sheet.sheet.put(row, col, Computed(result, share), "constant", st.PERCENT)
-        sheet.book.name(f"sim_cheapest_{market.id}", sheet.sheet, row, col, "constant", market=market.id)
-    sheet.sheet.row += 1
     sheet.note("Values, not formulas: every range drawn at once (a market's price once for all its workloads); "
                "`budgetbook check` recomputes them; `budgetbook simulate` gives more samples.")
     sheet.gap()
+    return rows

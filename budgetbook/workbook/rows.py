@@ -30,7 +30,6 @@ so every column holds the same formula and still names every input it may read, 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Union
@@ -170,11 +169,11 @@ class CalcSheet:
         sheet = self.sheet
         if (COUNTER_ROW, 1) not in sheet.cells:
             sheet.put(COUNTER_ROW, 1, COUNTER_LABEL, "note", text=True)
-            slug = re.sub(r"[^a-z0-9]+", "_", sheet.title.lower()).strip("_")[:24] or "sheet"
             for number, market in enumerate(self.plan.markets, 1):
                 col = market_col(self.plan, market)
                 sheet.put(COUNTER_ROW, col, number, "constant", "0")
-                self.book.name(f"mno_{slug}_{market.id}", sheet, COUNTER_ROW, col, "constant", market=market.id)
+                self.book.name(self.book.per_sheet_name("mno", sheet, market.id), sheet, COUNTER_ROW, col, "constant",
+                               market=market.id)
         return COUNTER_ROW
 
     def _resolve(self, ref: Ref, market: Market, col: int) -> str:

@@ -39,7 +39,7 @@ def build_summary(book: Blueprint, plan: Plan) -> None:
         _per_million_tokens(sheet, plan, total, final_row)
     build_decision(book, sheet.sheet, plan, total)
     add_scenario_row(sheet)  # ranges: the scenario the figures are in, and P10/P50/P90 computed by budgetbook
-    add_percentiles(sheet, plan)
+    simulated = add_percentiles(sheet, plan)
     sheet.sheet.put(sheet.sheet.row, 1, "All checks pass (see Checks)", "section")
     book.formula(sheet.sheet, sheet.sheet.row, FIRST_COL, "=checks_ok", "sum_checks_ok", kind="check", style="check")
     sheet.sheet.red_when_false.append(f"C{sheet.sheet.row}")
@@ -49,9 +49,7 @@ def build_summary(book: Blueprint, plan: Plan) -> None:
                          "anchor": f"C{sheet.sheet.row}", "currency": plan.currency,
                          "axis_format": st.axis_money(plan.currency), "row_height": 1.4,
                          "series": [(FIRST_COL + i, series_title(book, m)) for i, m in enumerate(plan.markets)]}
-    first = plan.markets[0].id
-    ends = tuple((book.where[f"sim_{key}_{first}"][1], label) for key, label in (("p10", "P10"), ("p90", "P90"))
-                 if f"sim_{key}_{first}" in book.where)  # the simulated range, where the plan has one
+    ends = ((simulated["p10"], "P10"), (simulated["p90"], "P90")) if simulated else ()  # the range, where known
     sheet.sheet.more_charts.append(market_chart(sheet.sheet, plan, total, ends))
 
 

@@ -290,7 +290,7 @@ class _Run:
             xs = self._floats(values, kinds)
             self.bad |= ~(np.abs(xs) < BIG)
             if name == "ROUND":
-                digits = self._digits(args[1])
+                digits = self._whole(args[1], -299, 299)
                 return self._numbers(np.array([round_half_up(x, d) if ok else 0.0
                                                for x, d, ok in zip(xs, digits, ~self.bad, strict=True)]))
             shown = text_format(args[1][1])
@@ -346,29 +346,21 @@ class _Run:
         column = self.columns.get(index) or [None]
         return column[0]
 
-    def _digits(self, arg: Node) -> list[int]:
-        """ROUND's digits per cell: a whole number (`formulas` takes int() of a fraction: left to it)."""
+    def _whole(self, arg: Node, low: int, high: int) -> list[int]:
+        """`arg` per cell as a whole number from `low` to `high`; any other cell is left to `formulas`
+        (it takes int() of a fraction; CHOOSE past its last value is its #VALUE!)."""
         values, kinds = self.eval(arg)
         self._need(kinds, NUM)
         out = []
         for i, (value, kind) in enumerate(zip(values, kinds, strict=True)):
-            whole = kind == NUM and float(value).is_integer() and abs(value) < 300
+            whole = kind == NUM and float(value).is_integer() and low <= value <= high
             self.bad[i] |= not whole
-            out.append(int(value) if whole else 0)
+            out.append(int(value) if whole else low)
         return out
 
     def _choose(self, args: list[Node]) -> tuple[np.ndarray, np.ndarray]:
-        """CHOOSE(i, v1, v2, ...): the i-th value itself; an index that is not a whole number from 1 to
-        the count of values (Excel truncates, `formulas` too, and says #VALUE! past the end) is left to
-        `formulas`."""
-        index_values, index_kinds = self.eval(args[0])
-        self._need(index_kinds, NUM)
-        picks = np.zeros(self.count, int)
-        for i, (value, kind) in enumerate(zip(index_values, index_kinds, strict=True)):
-            if kind == NUM and float(value).is_integer() and 1 <= value <= len(args) - 1:
-                picks[i] = int(value) - 1
-            else:
-                self.bad[i] = True
+        """CHOOSE(i, v1, v2, ...): the i-th value itself."""
+        picks = [i - 1 for i in self._whole(args[0], 1, len(args) - 1)]
         choices = [self.eval(arg) for arg in args[1:]]
         values = np.empty(self.count, object)
         kinds = np.zeros(self.count, np.int8)
