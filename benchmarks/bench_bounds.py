@@ -67,7 +67,7 @@ def measure(tree: Path, args: list[str], limit: int, timeout: float, cwd: Path) 
 
 def build_cases(tmp: Path, old_tree: Path | None) -> list[tuple[str, list[str]]]:
     from budgetbook.api import generate_workbook
-    from budgetbook.plan.loader import template_text
+    from budgetbook.planfile.loader import template_text
 
     book = generate_workbook("finetune-13b-lora", tmp / "book.xlsx")
     data = book.read_bytes()

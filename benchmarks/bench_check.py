@@ -38,7 +38,7 @@ TARGET_S = 3.0
 def stages(path: Path) -> dict[str, float]:
     """check_workbook's stages, timed one by one (the same calls it makes)."""
     from budgetbook.plan.inputs import input_cells, with_values
-    from budgetbook.plan.loader import plan_from_data
+    from budgetbook.planfile.loader import plan_from_data
     from budgetbook.reference import compute_breakdown
     from budgetbook.review.audit import audit_formulas
     from budgetbook.review.compare import compare_figures
@@ -69,7 +69,7 @@ def main() -> int:
     parser.add_argument("--no-libreoffice", action="store_true", help="skip LibreOffice's recalculation")
     args = parser.parse_args()
 
-    from budgetbook.plan.loader import plan_from_text, resolve, template_names
+    from budgetbook.planfile.loader import plan_from_text, resolve, template_names
     from budgetbook.review.check import check_workbook
     from budgetbook.review.guard import edits_since_generated
     from budgetbook.workbook import write_workbook

@@ -75,7 +75,7 @@ def main() -> None:
 
     from openpyxl import load_workbook
 
-    from budgetbook.plan.loader import plan_from_text, resolve, template_names
+    from budgetbook.planfile.loader import plan_from_text, resolve, template_names
     from budgetbook.workbook import build_workbook
     from budgetbook.xlsx.cell_grid import CellGrid
     from budgetbook.xlsx.evaluate import evaluate_with_model

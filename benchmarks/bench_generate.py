@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from budgetbook.plan.loader import plan_from_text, resolve, template_names
+from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.workbook import workbook_layout, write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 

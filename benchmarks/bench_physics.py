@@ -22,9 +22,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from portfolio import portfolio_plan  # noqa: E402
 
-from budgetbook.physics import plan_physics  # noqa: E402
-from budgetbook.plan.loader import plan_from_data  # noqa: E402
-from budgetbook.plan.sanity import impossible, plan_sanity  # noqa: E402
+from budgetbook.physics.model import plan_physics  # noqa: E402
+from budgetbook.physics.sanity import impossible, plan_sanity  # noqa: E402
+from budgetbook.planfile.loader import plan_from_data  # noqa: E402
 from budgetbook.reference import compute_breakdown  # noqa: E402
 
 

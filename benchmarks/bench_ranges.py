@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import yaml  # noqa: E402
 from portfolio import portfolio_plan  # noqa: E402
 
-from budgetbook.plan.loader import load_plan, plan_from_text, template_names  # noqa: E402
+from budgetbook.planfile.loader import load_plan, plan_from_text, template_names  # noqa: E402
 from budgetbook.ranges.engine import ranged_inputs  # noqa: E402
 from budgetbook.ranges.sensitivity import all_sensitivities  # noqa: E402
 from budgetbook.ranges.simulate import simulate  # noqa: E402

@@ -79,7 +79,7 @@ def show_months(spec: str | Path | None = None) -> MonthlyBreakdown:
 def _shown_plan(spec: str | Path | None) -> Any:
     """The plan `show` prints: a plan file or template, or a workbook's embedded plan with the inputs
     it holds now (what `extract` would write)."""
-    from .plan.loader import load_plan, plan_from_text
+    from .planfile.loader import load_plan, plan_from_text
 
     if spec is not None and is_workbook_file(Path(spec)):
         from .review.extract import extract_plan_text
@@ -114,15 +114,15 @@ def gpu_catalog() -> list[dict[str, Any]]:
 
 def calibrate_plan(spec: str | Path | None = None) -> dict[str, Any]:
     """Where each workload's MFU sits against the published runs (`calibration.calibrate`)."""
-    from .calibration import calibrate
-    from .plan.loader import load_plan
+    from .physics.calibration import calibrate
+    from .planfile.loader import load_plan
 
     return calibrate(load_plan(spec))
 
 
 def plan_schema() -> dict[str, Any]:
     """The plan's JSON Schema."""
-    from .plan.schema import plan_schema as schema
+    from .planfile.schema import plan_schema as schema
 
     return schema()
 
@@ -138,7 +138,7 @@ def generate_workbook(spec: str | Path | None = None, out: PathLike | None = Non
     (checked before the existing file is read).
     """
     from .errors import PlanError
-    from .plan.loader import plan_from_text, resolve
+    from .planfile.loader import plan_from_text, resolve
     from .review.guard import ensure_replaceable
     from .workbook import write_workbook
     from .workbook.protect import check_password
@@ -181,7 +181,7 @@ def extract_plan(book: PathLike, out: PathLike | None = None, *, force: bool = F
 
 def _plan_files(spec: str | Path | None) -> list[Path]:
     """The file a plan `spec` is read from (a plan file, or the template's own file), as outputs' `protect`."""
-    from .plan.loader import plan_file
+    from .planfile.loader import plan_file
 
     found = plan_file(spec)
     return [found] if found is not None and found.exists() else []

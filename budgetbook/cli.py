@@ -359,7 +359,7 @@ def sensitivity(
     format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
 ):
     """Each ranged input alone at its low and at its high: the total development cost, sorted by swing."""
-    from .plan.loader import load_plan
+    from .planfile.loader import load_plan
     from .ranges.sensitivity import sensitivity as sensitivity_of
 
     result = sensitivity_of(load_plan(plan), market)
@@ -381,7 +381,7 @@ def simulate(
     format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
 ):
     """Monte Carlo over the ranges: P10/P50/P90 and mean of each market's total, and which is cheaper."""
-    from .plan.loader import load_plan
+    from .planfile.loader import load_plan
     from .ranges.simulate import simulate as simulate_plan
 
     result = simulate_plan(load_plan(plan), samples, seed, distribution.value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TextIO
 
-from .physics import WorkloadPhysics, plan_physics
+from .physics.model import WorkloadPhysics, plan_physics
 from .plaintext import visible
 from .plan.model import Plan
 

@@ -60,8 +60,8 @@ class Breakdown:
 
     def physics_json(self) -> dict:
         """`workloads` (hours, days, MFU per workload and market) and `warnings`, beside `figures`."""
-        from .physics import plan_physics
-        from .plan.sanity import plan_sanity
+        from .physics.model import plan_physics
+        from .physics.sanity import plan_sanity
 
         return {"workloads": [row.as_dict() for row in plan_physics(self.source)],
                 "warnings": [found.as_dict() for found in plan_sanity(self.source)]}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from budgetbook.plan.loader import plan_from_text
+from budgetbook.planfile.loader import plan_from_text
 from budgetbook.reference import compute_breakdown
 from budgetbook.workbook import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook

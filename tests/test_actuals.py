@@ -18,11 +18,11 @@ from libreoffice import needs_libreoffice, recalculated_values
 from strategies import plans
 
 from budgetbook.actuals.api import book_variance, import_actuals
-from budgetbook.actuals.embed import read_embedded_actuals
 from budgetbook.actuals.printing import render_variance
-from budgetbook.actuals.variance import compute_variance
 from budgetbook.api import check_workbook, extract_plan, generate_workbook, show_months
-from budgetbook.plan.loader import load_plan
+from budgetbook.ledger.embed import read_embedded_actuals
+from budgetbook.ledger.variance import compute_variance
+from budgetbook.planfile.loader import load_plan
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 PLAN = Path(__file__).parents[1] / "templates" / "pretrain-7b.yaml"
@@ -309,8 +309,8 @@ def test_variance_formulas_agree_with_the_reference_over_random_plans(plan_and_t
     sheet's formulas, evaluated, give the reference's every figure (two implementations, one accounting)."""
     from hypothesis import assume
 
-    from budgetbook.actuals.model import Actuals, Batch, Charge
-    from budgetbook.actuals.sheets import line_ids, plan_months
+    from budgetbook.ledger.model import Actuals, Batch, Charge
+    from budgetbook.ledger.sheets import line_ids, plan_months
     from budgetbook.workbook.build import build_workbook
     from budgetbook.xlsx.evaluate import evaluate_workbook
 
@@ -333,7 +333,7 @@ def test_variance_formulas_agree_with_the_reference_over_random_plans(plan_and_t
 
 
 def test_hidden_actuals_edited_to_a_foreign_market_is_one_line(capsys, imported, tmp_path):
-    from budgetbook.actuals.embed import SHEET
+    from budgetbook.ledger.embed import SHEET
 
     wb = openpyxl.load_workbook(imported)
     ws = wb[SHEET]

@@ -17,7 +17,7 @@ from cli_run import run, sha
 
 from budgetbook.api import check_workbook, generate_workbook
 from budgetbook.errors import UsageError
-from budgetbook.plan.loader import template_text
+from budgetbook.planfile.loader import template_text
 
 FT = "finetune-13b-lora"
 PRICE = "mkt_hyperscaler_on_demand_price_h100_sxm"   # Inputs!C5, 3.00

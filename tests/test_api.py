@@ -7,8 +7,8 @@ from cli_run import sha
 
 from budgetbook import api
 from budgetbook.errors import OutputError, UsageError
-from budgetbook.plan.loader import template_names, template_text
-from budgetbook.plan.schema import plan_schema
+from budgetbook.planfile.loader import template_names, template_text
+from budgetbook.planfile.schema import plan_schema
 
 FT = "finetune-13b-lora"
 

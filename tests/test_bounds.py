@@ -17,7 +17,7 @@ import pytest
 from cli_run import run, sha
 
 from budgetbook.api import generate_workbook
-from budgetbook.plan.loader import template_text
+from budgetbook.planfile.loader import template_text
 from budgetbook.xlsx import evaluate
 
 FT = "finetune-13b-lora"

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from libreoffice import needs_libreoffice, recalculate_many
 
-from budgetbook.plan.loader import plan_from_text, resolve, template_names
+from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.reference import compute_breakdown
 from budgetbook.workbook import workbook_layout, write_workbook
 from budgetbook.workbook.cached import cached_value, save_with_values

@@ -22,7 +22,7 @@ from libreoffice import cell_values, needs_libreoffice, needs_uno, recalculate, 
 from openpyxl.formula.translate import Translator
 
 from budgetbook.api import generate_workbook
-from budgetbook.plan.loader import template_names
+from budgetbook.planfile.loader import template_names
 
 FT = "finetune-13b-lora"
 PRICE = "mkt_hyperscaler_on_demand_price_h100_sxm"      # Inputs!C5, 3.00 in the template

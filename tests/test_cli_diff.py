@@ -29,7 +29,7 @@ from strategies import plan_data
 
 import budgetbook
 from budgetbook.api import generate_workbook, show_plan
-from budgetbook.plan.loader import template_text
+from budgetbook.planfile.loader import template_text
 from budgetbook.reference import compute_breakdown
 
 FT = "finetune-13b-lora"
@@ -460,15 +460,15 @@ def test_markdown_renders_as_a_pull_request_comment(capsys, work):
 # --- random plans ------------------------------------------------------------------------
 
 
-@pytest.mark.filterwarnings("ignore::budgetbook.plan.loader.PlanWarning")  # random peaks look sparse
+@pytest.mark.filterwarnings("ignore::budgetbook.planfile.loader.PlanWarning")  # random peaks look sparse
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=plan_data(), picks=st.data())
 def test_random_plans_list_exactly_the_inputs_changed(data, picks, tmp_path_factory):
     """Change a few inputs of a random plan: the diff lists those, no other; its totals are each side's."""
     from budgetbook.errors import PlanError
     from budgetbook.plan.inputs import TIMING, input_cells, with_values
-    from budgetbook.plan.loader import plan_from_data
     from budgetbook.plan.numbers import Num
+    from budgetbook.planfile.loader import plan_from_data
     from budgetbook.review.diff import diff_budgets, id_key
 
     old_plan = plan_from_data(data)

@@ -17,7 +17,7 @@ from libreoffice import cell_values, needs_libreoffice, needs_uno, recalculate, 
 from ruamel.yaml import YAML
 
 from budgetbook.api import generate_workbook
-from budgetbook.plan.loader import template_text
+from budgetbook.planfile.loader import template_text
 
 FT = "finetune-13b-lora"
 

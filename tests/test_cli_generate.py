@@ -16,7 +16,7 @@ from cli_run import run, sha
 from libreoffice import needs_libreoffice, needs_uno, recalculate, uno_session
 
 from budgetbook.api import generate_workbook
-from budgetbook.plan.loader import template_text
+from budgetbook.planfile.loader import template_text
 from budgetbook.workbook import read_embedded_plan
 
 FT = "finetune-13b-lora"

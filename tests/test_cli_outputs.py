@@ -23,8 +23,8 @@ import pytest
 from cli_run import run, sha
 
 from budgetbook.api import generate_workbook
-from budgetbook.plan import loader
-from budgetbook.plan.loader import template_names, template_text
+from budgetbook.planfile import loader
+from budgetbook.planfile.loader import template_names, template_text
 
 FT = "finetune-13b-lora"
 ALIASES = ["same", "absolute", "dotdot", "hardlink", "symlink"]

@@ -9,7 +9,7 @@ import json
 import pytest
 from cli_run import run
 
-from budgetbook.plan.loader import template_names
+from budgetbook.planfile.loader import template_names
 
 
 def shown(capsys, *args: str) -> str:
@@ -100,7 +100,7 @@ def test_table_groups_markets_and_keeps_magnitudes_apart(capsys):
 
 
 def test_csv_label_cannot_become_a_formula(tmp_path, capsys):
-    from budgetbook.plan.loader import template_text
+    from budgetbook.planfile.loader import template_text
 
     plan = tmp_path / "p.yaml"
     plan.write_text(template_text("finetune-13b-lora") + "items:\n  - id: tools\n    label: '=HYPERLINK(1)'\n"

@@ -9,7 +9,7 @@ import json
 import openpyxl
 from cli_run import run, sha
 
-from budgetbook.plan.loader import plan_from_text, resolve
+from budgetbook.planfile.loader import plan_from_text, resolve
 from budgetbook.workbook import write_workbook
 
 

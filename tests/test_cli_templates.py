@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from cli_run import run
 
-from budgetbook.plan.loader import load_plan, template_names, template_text
-from budgetbook.plan.schema import plan_schema
+from budgetbook.planfile.loader import load_plan, template_names, template_text
+from budgetbook.planfile.schema import plan_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACT_TEMPLATES = ["deepseek-v3", "finetune-13b-lora", "pretrain-7b"]  # names are contract

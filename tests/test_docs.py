@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from budgetbook.cli import main
-from budgetbook.plan.schema import plan_keys
+from budgetbook.planfile.schema import plan_keys
 from budgetbook.readme import SECTIONS, block
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ from hypothesis import given
 from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 from strategies import plans
 
-from budgetbook.plan.loader import plan_from_text, resolve, template_names
+from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.workbook import workbook_layout
 from budgetbook.xlsx.r1c1 import r1c1
 

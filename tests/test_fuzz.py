@@ -30,8 +30,8 @@ from strategies import plan_data
 
 from budgetbook.cli import main
 from budgetbook.errors import PlanError
-from budgetbook.plan.loader import plan_from_text, template_names, template_text
 from budgetbook.plan.yamlsafe import parse_yaml_text
+from budgetbook.planfile.loader import plan_from_text, template_names, template_text
 from budgetbook.workbook import write_workbook
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI", "").lower() == "true" else "dev")

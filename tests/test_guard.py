@@ -26,7 +26,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from strategies import plans
 
 from budgetbook.api import generate_workbook
-from budgetbook.plan.loader import plan_from_text, template_names, template_text
+from budgetbook.planfile.loader import plan_from_text, template_names, template_text
 from budgetbook.workbook import build_workbook, read_embedded_plan
 
 FT = "finetune-13b-lora"

@@ -11,8 +11,8 @@ import pytest
 
 from budgetbook.lineitems.items import sheet_title
 from budgetbook.plan.inputs import input_cells
-from budgetbook.plan.loader import plan_from_text, resolve, template_names
-from budgetbook.workbook import style as st
+from budgetbook.planfile.loader import plan_from_text, resolve, template_names
+from budgetbook.sheetkit import style as st
 from budgetbook.workbook import write_workbook
 from budgetbook.workbook.inputs_sheet import LABEL_WIDTH, NOTE_WIDTH
 
@@ -105,8 +105,8 @@ def test_print_areas_and_repeated_headers(tmp_path):
 
 def test_the_schema_titles_are_the_inputs_titles():
     """An editor hovering a key reads what the Inputs row says (issue 14: labels from the schema's titles)."""
-    from budgetbook.plan.schema import plan_schema
-    from budgetbook.workbook import input_labels
+    from budgetbook.planfile.schema import plan_schema
+    from budgetbook.sheetkit import input_labels
 
     defs = plan_schema()["$defs"]
     titles = {(name, field): sub.get("title") for name, node in defs.items()

@@ -15,7 +15,7 @@ import openpyxl
 import pytest
 from cli_run import run, sha
 
-from budgetbook.plan.loader import load_plan, template_text
+from budgetbook.planfile.loader import load_plan, template_text
 from budgetbook.workbook import write_workbook
 
 

@@ -14,7 +14,7 @@ from cli_run import run
 from lineitem_case import assert_figures
 from test_workbook import assert_cash_flow_matches_reference
 
-from budgetbook.plan.loader import plan_from_text
+from budgetbook.planfile.loader import plan_from_text
 from budgetbook.reference import compute_monthly
 from budgetbook.workbook import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook

@@ -6,7 +6,7 @@ import pytest
 from lineitem_case import assert_figures, plan_yaml
 
 from budgetbook.errors import PlanError
-from budgetbook.plan.loader import plan_from_text
+from budgetbook.planfile.loader import plan_from_text
 from budgetbook.workbook.build import build_book
 
 

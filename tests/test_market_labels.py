@@ -19,10 +19,10 @@ from openpyxl.workbook.defined_name import DefinedName
 
 from budgetbook.lineitems.units import PRICE_DIGITS
 from budgetbook.plan.inputs import input_cells
-from budgetbook.plan.loader import plan_from_text, resolve
+from budgetbook.planfile.loader import plan_from_text, resolve
+from budgetbook.sheetkit.market_labels import PRICE_TEXT, cited_amounts, label_formula, market_labels
+from budgetbook.sheetkit.rows import HEADER_ROW, market_header
 from budgetbook.workbook import workbook_layout
-from budgetbook.workbook.market_labels import PRICE_TEXT, cited_amounts, label_formula, market_labels
-from budgetbook.workbook.rows import HEADER_ROW, market_header
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 WORKLOAD = {"id": "pre", "gpu": "H100_SXM", "ideal_gpu_hours": 10000, "mfu": 0.4,
@@ -230,8 +230,8 @@ def test_extract_writes_an_edited_price_into_the_label_citing_it(tmp_path, capsy
 
 
 def test_the_label_rounds_to_the_price_format_digits_by_name():
-    from budgetbook.workbook import style as st
-    from budgetbook.workbook.market_labels import PRICE_TEXT
+    from budgetbook.sheetkit import style as st
+    from budgetbook.sheetkit.market_labels import PRICE_TEXT
 
     assert len(st.PRICE_DIGITS.split(".")[1]) == PRICE_DIGITS  # "#,##0.00##": four decimals at most
     assert "ROUND({price},k_price_digits)" in PRICE_TEXT  # no number typed inside the formula

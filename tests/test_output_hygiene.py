@@ -20,7 +20,7 @@ import openpyxl
 import pytest
 from cli_run import run
 
-from budgetbook.plan.loader import template_text
+from budgetbook.planfile.loader import template_text
 
 BASE = template_text("finetune-13b-lora")
 # OSC title change + BEL, clear screen, a one-byte C1 CSI, a right-to-left override, a forged line

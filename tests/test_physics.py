@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libreoffice import error_cells, needs_libreoffice, recalculate
 
-from budgetbook.calibration import PUBLISHED_RUNS, percentile, published_mfus
-from budgetbook.physics import plan_physics
+from budgetbook.physics.calibration import PUBLISHED_RUNS, percentile, published_mfus
+from budgetbook.physics.model import plan_physics
 from budgetbook.plan.catalog import CATALOG, lookup
-from budgetbook.plan.loader import plan_from_text, template_names
+from budgetbook.planfile.loader import plan_from_text, template_names
 from budgetbook.printing_physics import physics_rows
 from budgetbook.workbook import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
@@ -97,7 +97,7 @@ def test_calibrate_places_each_template_workload(capsys):
 
 
 def open_template(name: str) -> str:
-    from budgetbook.plan.loader import template_text
+    from budgetbook.planfile.loader import template_text
 
     return template_text(name)
 

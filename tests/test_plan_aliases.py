@@ -14,7 +14,7 @@ import openpyxl
 import pytest
 from cli_run import run, sha
 
-from budgetbook.plan.loader import template_text
+from budgetbook.planfile.loader import template_text
 
 BASE = template_text("finetune-13b-lora")
 CHECKPOINTS = BASE[BASE.index("    checkpoints:\n"):BASE.index("\npeople:")]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from budgetbook.cli import main
-from budgetbook.plan.loader import template_text
+from budgetbook.planfile.loader import template_text
 
 BASE = template_text("finetune-13b-lora")
 

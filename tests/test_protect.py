@@ -10,7 +10,7 @@ import pytest
 from cli_run import run
 
 from budgetbook.plan.inputs import input_cells
-from budgetbook.plan.loader import load_plan, template_text
+from budgetbook.planfile.loader import load_plan, template_text
 
 
 @pytest.mark.parametrize("extra", [[], ["--protect", "s3cret"]])

@@ -15,9 +15,9 @@ import yaml
 from cli_run import run
 from libreoffice import LibreOfficeError, needs_uno, uno_session
 
-from budgetbook.plan.loader import load_plan
+from budgetbook.planfile.loader import load_plan
+from budgetbook.sheetkit.embed import SHEET as EMBED_SHEET
 from budgetbook.workbook.build import workbook_layout
-from budgetbook.workbook.embed import SHEET as EMBED_SHEET
 
 PLAN = "pretrain-7b"
 PASSWORD = "s3cret"

@@ -26,11 +26,11 @@ from libreoffice import (
 )
 from strategies import plans
 
-from budgetbook.plan.loader import plan_from_text, resolve, template_names
+from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.reference import compute_breakdown
 from budgetbook.review.check import check_workbook
+from budgetbook.sheetkit.scenario import CHOICES, PLAN_SCENARIO
 from budgetbook.workbook import build_workbook, write_workbook
-from budgetbook.workbook.scenario import CHOICES, PLAN_SCENARIO
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 END = {"best": "low", "base": "value", "worst": "high"}

@@ -19,9 +19,9 @@ from hypothesis import assume, given, settings
 from strategies import plans
 
 from budgetbook.plan.inputs import with_values
-from budgetbook.plan.loader import plan_from_data, plan_from_text, resolve, template_names
 from budgetbook.plan.numbers import Num
 from budgetbook.plan.yamlsafe import parse_yaml_text
+from budgetbook.planfile.loader import plan_from_data, plan_from_text, resolve, template_names
 from budgetbook.ranges.engine import ranged_inputs, totals
 from budgetbook.ranges.sensitivity import all_sensitivities, default_market, sensitivity
 from budgetbook.ranges.simulate import analytic_mean, sample_totals, simulate

@@ -7,7 +7,7 @@ import openpyxl
 import pytest
 
 from budgetbook.plan.inputs import input_cells
-from budgetbook.plan.loader import plan_from_text, resolve
+from budgetbook.planfile.loader import plan_from_text, resolve
 from budgetbook.ranges.sensitivity import sensitivity
 from budgetbook.ranges.simulate import simulate
 from budgetbook.review.check import check_workbook

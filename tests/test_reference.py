@@ -7,7 +7,7 @@ import pytest
 from budgetbook.lineitems.compute import hours_per_run as resolved_hours_per_run
 from budgetbook.lineitems.registry import beside_total_ids
 from budgetbook.lineitems.scenario import Resolved
-from budgetbook.plan.loader import load_plan, template_names
+from budgetbook.planfile.loader import load_plan, template_names
 from budgetbook.reference import compute_breakdown
 
 BESIDE_TOTAL = beside_total_ids()
@@ -94,7 +94,7 @@ def test_total_is_sum_of_line_items_and_excludes_other_magnitudes(template):
 
 @pytest.mark.parametrize("template", template_names())
 def test_every_template_has_sourced_comments_and_loads_without_warnings(template, recwarn):
-    from budgetbook.plan.loader import template_text
+    from budgetbook.planfile.loader import template_text
 
     load_plan(template)
     assert not [w for w in recwarn if "PlanWarning" in type(w.message).__name__]

@@ -10,8 +10,8 @@ from strategies import SECTION_STRATEGIES
 from budgetbook.lineitems import registry
 from budgetbook.lineitems.base import Line
 from budgetbook.lineitems.registry import LINE_ITEMS, PLAN_MODEL, reserved_line_ids, reserved_titles
-from budgetbook.plan.loader import load_plan
 from budgetbook.plan.model import Plan
+from budgetbook.planfile.loader import load_plan
 from budgetbook.reference import compute_breakdown
 from budgetbook.workbook.build import build_book
 

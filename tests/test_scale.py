@@ -23,7 +23,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from strategies import plan_data
 
 from budgetbook.plan import yamlsafe
-from budgetbook.plan.loader import plan_from_text, template_names, template_text
+from budgetbook.planfile.loader import plan_from_text, template_names, template_text
 from budgetbook.review.audit import audit_formulas
 from budgetbook.review.check import check_workbook
 from budgetbook.review.readback import open_book, single_cell

@@ -12,10 +12,10 @@ from focus_bills import MAPPING, PAYROLL, focus_rows, write_focus
 from libreoffice import needs_libreoffice, recalculated_values
 
 from budgetbook.actuals.api import book_variance, import_actuals
-from budgetbook.actuals.embed import read_embedded_actuals
-from budgetbook.actuals.variance import compute_variance
 from budgetbook.api import check_workbook, generate_workbook
-from budgetbook.plan.loader import load_plan
+from budgetbook.ledger.embed import read_embedded_actuals
+from budgetbook.ledger.variance import compute_variance
+from budgetbook.planfile.loader import load_plan
 from budgetbook.printing_physics import physics_rows
 
 PLAN = "pretrain-7b"

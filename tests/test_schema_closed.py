@@ -9,9 +9,9 @@ import json
 import pytest
 
 from budgetbook.errors import PlanError
-from budgetbook.plan.loader import plan_from_data, template_names, template_text
-from budgetbook.plan.schema import plan_schema
 from budgetbook.plan.yamlsafe import parse_yaml_text
+from budgetbook.planfile.loader import plan_from_data, template_names, template_text
+from budgetbook.planfile.schema import plan_schema
 
 jsonschema = pytest.importorskip("jsonschema")
 

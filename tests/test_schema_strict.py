@@ -20,9 +20,9 @@ from cli_run import run
 from hypothesis import HealthCheck, given, settings
 from strategies import plan_data
 
-from budgetbook.plan.loader import template_names, template_text
-from budgetbook.plan.schema import plan_schema
 from budgetbook.plan.yamlsafe import parse_yaml_text
+from budgetbook.planfile.loader import template_names, template_text
+from budgetbook.planfile.schema import plan_schema
 
 SCHEMA = plan_schema()
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)

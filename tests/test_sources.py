@@ -11,7 +11,7 @@ import pytest
 
 from budgetbook.plan.comments import input_comments, with_comments
 from budgetbook.plan.inputs import input_cells
-from budgetbook.plan.loader import plan_from_text, resolve, template_names
+from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.review.extract import extract_plan_text
 from budgetbook.workbook import write_workbook
 

@@ -37,8 +37,8 @@ from openpyxl.workbook.defined_name import DefinedName
 from budgetbook.api import check_workbook, generate_workbook
 from budgetbook.errors import BudgetbookError, OutputError
 from budgetbook.plan.inputs import input_cells, with_values
-from budgetbook.plan.loader import plan_from_data, plan_from_text, template_text
 from budgetbook.plan.yamlsafe import parse_yaml_text
+from budgetbook.planfile.loader import plan_from_data, plan_from_text, template_text
 from budgetbook.reference import compute_breakdown
 from budgetbook.review.guard import ensure_replaceable
 from budgetbook.workbook import read_embedded_plan, workbook_layout, write_workbook

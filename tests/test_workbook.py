@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from strategies import plans
 
-from budgetbook.plan.loader import plan_from_text, resolve, template_names
+from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.reference import compute_breakdown, compute_monthly
 from budgetbook.workbook import build_workbook, read_embedded_plan, workbook_layout, write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook

@@ -8,7 +8,7 @@ import openpyxl
 import pytest
 from libreoffice import error_cells, needs_libreoffice, recalculate
 
-from budgetbook.plan.loader import plan_from_text, resolve, template_names
+from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.reference import compute_breakdown
 from budgetbook.workbook import read_embedded_plan, workbook_layout, write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook

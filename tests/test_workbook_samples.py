@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from budgetbook.plan.loader import template_names
+from budgetbook.planfile.loader import template_names
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 _spec = importlib.util.spec_from_file_location("regenerate", SAMPLES / "regenerate.py")

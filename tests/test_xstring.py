@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from libreoffice import needs_libreoffice, recalculate
 
-from budgetbook.plan.loader import template_text
+from budgetbook.planfile.loader import template_text
 
 LABEL = "h100_x0041_cluster _x000A_ run"
 ITEM_LABEL = "Data _x0041_ set"

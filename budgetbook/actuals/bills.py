@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BudgetbookError
+from ..ledger.model import UNMAPPED, Batch, Charge
 from ..lineitems.registry import development_lines
 from ..plan.model import Plan
 from ..xlsx.limits import Limits
 from .mapping import MATCH_COLUMNS, Mapping, Rule
-from .model import UNMAPPED, Batch, Charge
 
 MEMORY_LIMIT = "256MB"
 THREADS = 2

@@ -112,7 +112,7 @@ def load_mapping(path: Path | None, plan: Plan) -> Mapping:
 
 def _described(exc: ValidationError) -> str:
     """The plan's wording of a validation error; an unknown key named with the keys allowed there."""
-    from ..plan.loader import describe_validation_error, key_path
+    from ..planfile.loader import describe_validation_error, key_path
 
     first = exc.errors()[0]
     if first["type"] == "extra_forbidden":

@@ -12,9 +12,9 @@ import csv
 import sys
 from typing import TextIO
 
+from ..ledger.variance import VarianceReport
 from ..plaintext import visible
 from ..printing import FORMULA_STARTS
-from .variance import VarianceReport
 
 COLUMNS = ("plan", "plan_to_date", "actual", "variance", "variance_pct", "forecast", "at_completion")
 

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..plan.inputs import InputCell
     from ..plan.model import Plan
-    from ..workbook.cash_flow import CashFlow
-    from ..workbook.grid import Blueprint
-    from ..workbook.names import Inputs
+    from ..sheetkit.cash_flow import CashFlow
+    from ..sheetkit.grid import Blueprint
+    from ..sheetkit.names import Inputs
     from .scenario import MarketView
 
 

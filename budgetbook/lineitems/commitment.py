@@ -24,10 +24,10 @@ from ..plan.inputs import InputCell, timed, walk
 from ..plan.model import GPU_PATTERN, ID_PATTERN, Plan, Price, Strict, check_start, suggest
 from ..plan.numbers import Num, num
 from ..plan.timing import Months, Start, offset_of, share
-from ..workbook import style as st
-from ..workbook.grid import Blueprint
-from ..workbook.names import Inputs
-from ..workbook.rows import CalcSheet, Rows
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint
+from ..sheetkit.names import Inputs
+from ..sheetkit.rows import CalcSheet, Rows
 from . import compute
 from .base import Line, LineItem, Section, rule
 from .markets import markets_used, paying_market
@@ -36,7 +36,7 @@ from .scenario import MarketView
 from .units import HOURS_PER_MONTH
 
 if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
-    from ..workbook.cash_flow import CashFlow
+    from ..sheetkit.cash_flow import CashFlow
 
 TITLE = "Commitment"
 LINE = Line("commitment", "Commitment: idle and overflow")

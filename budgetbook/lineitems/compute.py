@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..plan.model import Plan
-from ..workbook import style as st
-from ..workbook.grid import Blueprint
-from ..workbook.names import Inputs
-from ..workbook.rows import CalcSheet, CellOf, Rows
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint
+from ..sheetkit.names import Inputs
+from ..sheetkit.rows import CalcSheet, CellOf, Rows
 from .base import Line, LineItem, one_sheet, rule
 from .markets import paying_market, runs_on
 from .phasing import run_window
@@ -26,7 +26,7 @@ from .scenario import MarketView
 from .units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
 
 if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
-    from ..workbook.cash_flow import CashFlow
+    from ..sheetkit.cash_flow import CashFlow
 
 TITLE = "Compute"
 LINE = Line("compute", "Compute")

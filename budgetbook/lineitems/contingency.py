@@ -16,15 +16,15 @@ from pydantic import Field
 from ..plan.inputs import InputCell, walk
 from ..plan.model import Plan, Strict
 from ..plan.numbers import Num, num
-from ..workbook import style as st
-from ..workbook.grid import Blueprint
-from ..workbook.names import Inputs
-from ..workbook.rows import CalcSheet, NameOf
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint
+from ..sheetkit.names import Inputs
+from ..sheetkit.rows import CalcSheet, NameOf
 from .base import Line, LineItem, Section, rule
 from .scenario import MarketView
 
 if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
-    from ..workbook.cash_flow import CashFlow
+    from ..sheetkit.cash_flow import CashFlow
 
 TITLE = "Contingency"
 LINE = Line("contingency", "Contingency")

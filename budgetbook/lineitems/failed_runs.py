@@ -10,17 +10,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..plan.model import Plan
-from ..workbook import style as st
-from ..workbook.grid import Blueprint
-from ..workbook.names import Inputs
-from ..workbook.rows import CalcSheet, CellOf, Rows
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint
+from ..sheetkit.names import Inputs
+from ..sheetkit.rows import CalcSheet, CellOf, Rows
 from . import compute
 from .base import Line, LineItem, one_sheet, rule
 from .phasing import run_window
 from .scenario import MarketView
 
 if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
-    from ..workbook.cash_flow import CashFlow
+    from ..sheetkit.cash_flow import CashFlow
 
 TITLE = "Failed runs"
 LINE = Line("failed_runs", "Failed runs")

@@ -8,10 +8,10 @@ added to it a second time.
 from __future__ import annotations
 
 from ..plan.model import Plan
-from ..workbook import style as st
-from ..workbook.grid import Blueprint
-from ..workbook.names import Inputs
-from ..workbook.rows import CalcSheet
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint
+from ..sheetkit.names import Inputs
+from ..sheetkit.rows import CalcSheet
 from . import compute
 from .base import Line, LineItem, no_sheet, rule
 from .scenario import MarketView

@@ -17,16 +17,16 @@ from ..plan.inputs import InputCell, walk
 from ..plan.model import ID_PATTERN, Money, Plan, Price, Strict, unique_ids
 from ..plan.numbers import Num, num
 from ..plan.rules import one_way
-from ..workbook import style as st
-from ..workbook.grid import Blueprint
-from ..workbook.names import Inputs
-from ..workbook.rows import CalcSheet
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint
+from ..sheetkit.names import Inputs
+from ..sheetkit.rows import CalcSheet
 from .base import Line, LineItem, Section, rule
 from .phasing import FIRST_MONTH
 from .scenario import MarketView
 
 if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
-    from ..workbook.cash_flow import CashFlow
+    from ..sheetkit.cash_flow import CashFlow
 
 
 class Item(Strict):

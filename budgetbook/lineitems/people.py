@@ -18,17 +18,17 @@ from ..plan.inputs import InputCell, timed, walk
 from ..plan.model import MAX_ENTRIES, Plan, Strict, check_start
 from ..plan.numbers import Num, num
 from ..plan.timing import Start
-from ..workbook import style as st
-from ..workbook.grid import Blueprint
-from ..workbook.names import Inputs
-from ..workbook.rows import CalcSheet, Rows, sum_or_none
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint
+from ..sheetkit.names import Inputs
+from ..sheetkit.rows import CalcSheet, Rows, sum_or_none
 from .base import Line, LineItem, Section, one_sheet, rule
 from .markets import markets_used
 from .phasing import FIRST_MONTH, role_window
 from .scenario import MarketView
 
 if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
-    from ..workbook.cash_flow import CashFlow
+    from ..sheetkit.cash_flow import CashFlow
 
 TITLE = "People"
 LINE = Line("people", "People")

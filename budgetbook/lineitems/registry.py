@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import create_model
 
 from ..plan.model import Plan
-from ..workbook.embed import SHEET as EMBED_SHEET
+from ..sheetkit.embed import SHEET as EMBED_SHEET
 from . import commitment, compute, contingency, failed_runs, final_run, items, people, serving, storage_egress
 from .base import Line, LineItem
 

@@ -16,10 +16,10 @@ from ..plan.inputs import InputCell, walk
 from ..plan.model import GPU_PATTERN, Plan, Price, Strict
 from ..plan.numbers import Num, num
 from ..plan.rules import one_way
-from ..workbook import style as st
-from ..workbook.grid import Blueprint
-from ..workbook.names import Inputs
-from ..workbook.rows import CalcSheet
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint
+from ..sheetkit.names import Inputs
+from ..sheetkit.rows import CalcSheet
 from .base import Line, LineItem, Section, rule
 from .markets import serving_market
 from .scenario import MarketView

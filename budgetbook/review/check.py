@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..plan.inputs import input_cells, with_values
-from ..plan.loader import load_plan, plan_from_data
 from ..plan.model import Plan
+from ..planfile.loader import load_plan, plan_from_data
 from ..reference import compute_breakdown, compute_monthly
-from ..workbook.scenario import PLAN_SCENARIO
+from ..sheetkit.scenario import PLAN_SCENARIO
 from . import audit, structure
 from .compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, compare_figures
 from .findings import ERROR, INPUT_PROBLEMS, SEVERITY_ORDER, Finding
@@ -80,7 +80,7 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
         report.findings += compare_physics(book, evaluated, current, rel_tol, end)
         report.findings += computed_findings(book, current, rel_tol, abs_tol)
         if book.actuals is not None:
-            from ..actuals.check import compare_variance
+            from .variance_check import compare_variance
 
             report.findings += compare_variance(book, evaluated, current, rel_tol, abs_tol, end,
                                                 breakdown=reference, monthly=monthly)

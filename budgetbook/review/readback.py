@@ -17,10 +17,10 @@ from typing import Any
 
 from ..errors import BudgetbookError, PlanError, WorkbookError
 from ..plan.inputs import InputCell, input_cells
-from ..plan.loader import plan_from_data
 from ..plan.model import Plan
 from ..plan.numbers import Num
 from ..plan.yamlsafe import parse_yaml_text
+from ..planfile.loader import plan_from_data
 from .findings import Finding, clipped, jsonable
 
 ERROR_PREFIXES = ("#", "Err:")
@@ -157,7 +157,7 @@ def open_book(path: Path) -> OpenedWorkbook:
         raise WorkbookError(f"its embedded plan is damaged: {exc.reason}", source=str(path)) from None
     names, findings = workbook_names(wb)
     findings = [Finding(kind, sentence) for kind, sentence in loaded.info.notes()] + findings
-    from ..actuals.embed import read_embedded_actuals
+    from ..ledger.embed import read_embedded_actuals
 
     try:
         actuals = read_embedded_actuals(wb, loaded.info.data, plan)
@@ -168,7 +168,7 @@ def open_book(path: Path) -> OpenedWorkbook:
 
 def _stored_plan_cells(wb, data: bytes) -> dict[str, str] | None:
     """The embedded plan's cells as stored in the file: openpyxl's reading of shared strings is lossy."""
-    from ..workbook.embed import SHEET
+    from ..sheetkit.embed import SHEET
     from ..xlsx.xstring import stored_texts
 
     return stored_texts(data, SHEET) if data and SHEET in wb.sheetnames else None

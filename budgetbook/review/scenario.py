@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..plan.inputs import InputCell
 from ..plan.numbers import Num
-from ..workbook.scenario import CHOICES, DEFAULT, NAME, PLAN_SCENARIO
+from ..sheetkit.scenario import CHOICES, DEFAULT, NAME, PLAN_SCENARIO
 from .findings import Finding, clipped, jsonable
 from .readback import formula_of
 

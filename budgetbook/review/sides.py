@@ -58,7 +58,7 @@ def load_side(spec: str) -> Side:
     path = Path(spec)
     if is_workbook(path):
         return _from_workbook(path, spec)
-    from ..plan.loader import _names_a_file, plan_from_text, resolve
+    from ..planfile.loader import _names_a_file, plan_from_text, resolve
 
     source, text = resolve(spec)
     plan = plan_from_text(text, source)
@@ -82,8 +82,8 @@ def is_workbook(path: Path) -> bool:
 
 def _from_workbook(path: Path, spec: str) -> Side:
     """A workbook's current inputs, read as `extract` reads them (refusing what it refuses), and its edits."""
-    from ..plan.loader import plan_from_data
     from ..plan.yamlsafe import parse_yaml_text
+    from ..planfile.loader import plan_from_data
     from . import audit, structure
     from .extract import current_ranges, rewrite_plan
     from .findings import INPUT_PROBLEMS
@@ -124,8 +124,8 @@ def _from_git(spec: str) -> Side:
             if is_workbook(copy):
                 side = _from_workbook(copy, spec)
             else:
-                from ..plan.loader import plan_from_text
                 from ..plan.yamlsafe import read_plan_text
+                from ..planfile.loader import plan_from_text
 
                 text = read_plan_text(copy)
                 plan = plan_from_text(text, spec)

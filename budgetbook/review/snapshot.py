@@ -171,8 +171,8 @@ def rebuilt_dump(book: OpenedWorkbook) -> Dump:
     """
     from openpyxl import Workbook
 
+    from ..sheetkit.embed import embed_plan, read_embedded_plan
     from ..workbook import EMBED_SHEET, build_book
-    from ..workbook.embed import embed_plan, read_embedded_plan
     from ..workbook.stamp import write_stamp
 
     today, version, stamped = generation_facts(book)

@@ -62,7 +62,7 @@ def _capped(findings: list[Finding], what: str) -> list[Finding]:
 # ---------------------------------------------------------------- sheets and names
 
 def expected_sheets(book: OpenedWorkbook) -> list[str]:
-    from ..actuals.embed import SHEET as ACTUALS_SHEET
+    from ..ledger.embed import SHEET as ACTUALS_SHEET
     from ..workbook import EMBED_SHEET
 
     return [sheet.title for sheet in book.blueprint.sheets] + [EMBED_SHEET] + \

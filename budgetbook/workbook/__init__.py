@@ -15,8 +15,8 @@ from typing import Any
 
 _EXPORTS = {
     "build_book": ".build", "build_workbook": ".build", "workbook_layout": ".build", "write_workbook": ".write",
-    "read_embedded_plan": ".embed", "FORMAT_VERSION": ".embed", "EMBED_SHEET": ".embed",
-    "CellSpec": ".grid", "KINDS": ".grid",
+    "read_embedded_plan": "..sheetkit.embed", "FORMAT_VERSION": "..sheetkit.embed", "EMBED_SHEET": "..sheetkit.embed",
+    "CellSpec": "..sheetkit.grid", "KINDS": "..sheetkit.grid",
 }
 __all__ = list(_EXPORTS)
 

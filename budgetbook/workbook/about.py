@@ -7,7 +7,7 @@ import datetime as dt
 from .. import __version__
 from ..lineitems.registry import calc_sheet_titles
 from ..plan.model import Plan
-from .grid import Blueprint
+from ..sheetkit.grid import Blueprint
 
 LINES = (
     ("How to edit", "Blue cells on a pale yellow fill on the Inputs sheet are inputs: type over them. "

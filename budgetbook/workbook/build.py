@@ -10,13 +10,13 @@ from .. import __version__
 from ..lineitems.registry import LINE_ITEMS
 from ..plan.comments import input_comments
 from ..plan.model import Plan
+from ..sheetkit.cash_flow import build_cash_flow
+from ..sheetkit.embed import SHEET, embed_plan, read_embedded_plan
+from ..sheetkit.grid import Blueprint, CellSpec
+from ..sheetkit.names import Inputs
 from .about import build_about
-from .cash_flow import build_cash_flow
 from .checks import build_checks
-from .embed import SHEET, embed_plan, read_embedded_plan
-from .grid import Blueprint, CellSpec
 from .inputs_sheet import build_inputs
-from .names import Inputs
 from .procurement import build_procurement
 from .sensitivity import build_sensitivity
 from .stamp import write_stamp
@@ -25,7 +25,7 @@ from .summary import build_summary
 if TYPE_CHECKING:  # the plan loader lays every plan out (`build_book`): `show` must not pay for openpyxl
     from openpyxl import Workbook
 
-    from ..actuals.model import Actuals
+    from ..ledger.model import Actuals
 
 def build_book(plan: Plan, today: dt.date | None = None, version: str = __version__,
                plan_text: str = "", actuals: Actuals | None = None) -> Blueprint:
@@ -48,7 +48,7 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
     build_sensitivity(book, plan)
     build_checks(book, plan, inp, actuals)
     if actuals is not None:
-        from ..actuals.sheets import build_actuals_sheets
+        from ..ledger.sheets import build_actuals_sheets
 
         build_actuals_sheets(book, plan, actuals)
     for sheet in book.sheets:
@@ -100,7 +100,7 @@ def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None, *, 
     wb = to_openpyxl(build_book(plan, today, version, plan_text, actuals))
     embed_plan(wb, plan_text)
     if actuals is not None:
-        from ..actuals.embed import embed_actuals
+        from ..ledger.embed import embed_actuals
 
         embed_actuals(wb, actuals)
     if stamp:

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from ..lineitems.registry import TOTAL
 from ..plan.model import Plan
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint, Sheet
+from ..sheetkit.market_labels import label_name, write_header
+from ..sheetkit.rows import FIRST_COL, HEADER_ROW, market_header
 from ..xlsx.cell_grid import col_letters
-from . import style as st
-from .grid import Blueprint, Sheet
-from .market_labels import label_name, write_header
-from .rows import FIRST_COL, HEADER_ROW, market_header
 
 HEADERS = ("Decision", "Total development cost", "Cheapest saves", "Cheapest saves (%)", "Cheapest")
 WIDTHS = (28.0, 20.0, 18.0, 18.0, 11.0)

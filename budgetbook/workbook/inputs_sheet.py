@@ -6,11 +6,11 @@ from ..lineitems.registry import LINE_ITEMS
 from ..lineitems.units import CONSTANTS
 from ..plan.inputs import InputCell
 from ..plan.model import Plan
-from . import input_labels as labels
-from . import style as st
-from .grid import Blueprint, Sheet
-from .market_labels import market_labels, write_label_row
-from .scenario import add_scenario, add_used
+from ..sheetkit import input_labels as labels
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint, Sheet
+from ..sheetkit.market_labels import market_labels, write_label_row
+from ..sheetkit.scenario import add_scenario, add_used
 
 COLUMNS = ("Section", "Input", "Value", "Unit", "Low", "High", "Note / source", "Plan key",
            "Allowed from", "Allowed to", "Defined name")

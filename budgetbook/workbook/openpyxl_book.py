@@ -23,10 +23,10 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.properties import PageSetupProperties
 
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint, LinkedText, Sheet
 from ..xlsx.xstring import escape
-from . import style as st
 from .computed import value_of
-from .grid import Blueprint, LinkedText, Sheet
 from .sensitivity import tornado_chart
 
 RED = PatternFill("solid", fgColor="FFC7CE")

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..plan.model import Plan
-from . import style as st
+from ..sheetkit import style as st
+from ..sheetkit.rows import CalcSheet, market_col
 from .computed import Computed, Lazy
-from .rows import CalcSheet, market_col
 
 SAMPLES, SEED, DISTRIBUTION = 10_000, 0, "triangular"
 # (key of `simulate`'s MarketStats, label, unit: None for the plan's currency); a row's cells are `sim_<key>_<market>`

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from ..lineitems.registry import beside_lines, development_lines
 from ..plan.model import Plan
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint
+from ..sheetkit.rows import FIRST_COL, CalcSheet, CellOf, NameOf, Rows
 from ..xlsx.cell_grid import col_letters
-from . import style as st
-from .grid import Blueprint
-from .rows import FIRST_COL, CalcSheet, CellOf, NameOf, Rows
 
 
 def build_procurement(book: Blueprint, plan: Plan) -> None:

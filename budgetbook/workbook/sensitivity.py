@@ -13,9 +13,9 @@ import math
 from typing import Any
 
 from ..plan.model import Plan
-from . import style as st
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint
 from .computed import Computed, Lazy
-from .grid import Blueprint
 
 TITLE = "Sensitivity"
 MARKET_ROW, BASE_ROW, CHART_ROW = 4, 5, 7

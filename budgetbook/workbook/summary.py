@@ -5,13 +5,13 @@ from __future__ import annotations
 from ..lineitems import final_run
 from ..lineitems.registry import TOTAL, beside_lines, development_lines
 from ..plan.model import Plan
-from . import style as st
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint
+from ..sheetkit.market_labels import series_title
+from ..sheetkit.rows import FIRST_COL, CalcSheet, CellOf, NameOf, Rows
+from ..sheetkit.scenario import add_scenario_row
 from .decision import build_decision, market_chart
-from .grid import Blueprint
-from .market_labels import series_title
 from .percentiles import add_percentiles
-from .rows import FIRST_COL, CalcSheet, CellOf, NameOf, Rows
-from .scenario import add_scenario_row
 
 
 def build_summary(book: Blueprint, plan: Plan) -> None:

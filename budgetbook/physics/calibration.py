@@ -20,8 +20,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from .lineitems.units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
-from .plan.catalog import CATALOG
+from ..lineitems.units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
+from ..plan.catalog import CATALOG
 
 
 @dataclass(frozen=True)
@@ -133,8 +133,8 @@ def _verdict(pct: float | None, utilization: float | None) -> str:
 
 def calibrate(plan: Any) -> dict[str, Any]:
     """Where each workload's MFU sits against the published runs (base case; one row per workload)."""
-    from .physics import plan_physics
-    from .plan.catalog import lookup
+    from ..plan.catalog import lookup
+    from .model import plan_physics
 
     rows, seen = [], set()
     for row in plan_physics(plan):

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..review.compare import close_enough
-from ..review.findings import Finding
-from .variance import compute_variance
+from ..ledger.variance import compute_variance
+from .compare import close_enough
+from .findings import Finding
 
 if TYPE_CHECKING:
     from ..plan.model import Plan
-    from ..review.readback import OpenedWorkbook
+    from .readback import OpenedWorkbook
 
 _MONTH = re.compile(r"_m(\d+)$")
 

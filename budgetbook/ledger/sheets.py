@@ -30,9 +30,9 @@ from ..lineitems.phasing import month_count
 from ..lineitems.registry import TOTAL, development_lines
 from ..plan.model import Plan
 from ..plan.timing import month_labels
-from ..workbook import style as st
-from ..workbook.grid import Blueprint, Sheet, a1
-from ..workbook.names import Inputs
+from ..sheetkit import style as st
+from ..sheetkit.grid import Blueprint, Sheet, a1
+from ..sheetkit.names import Inputs
 from .model import Actuals
 
 if TYPE_CHECKING:

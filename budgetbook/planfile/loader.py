@@ -13,11 +13,11 @@ from pydantic import BaseModel, ValidationError
 from ..errors import PlanError
 from ..lineitems.registry import PLAN_MODEL
 from ..plaintext import visible
+from ..plan.catalog import plan_spelling
+from ..plan.model import GPU_PATTERN, ID_PATTERN, Plan, suggest
+from ..plan.templates import _templates_dir, template_description, template_names, template_text  # noqa: F401 - loader's API
+from ..plan.yamlsafe import parse_yaml_text, printable_key, read_plan_text
 from ..strictness import STRICT
-from .catalog import plan_spelling
-from .model import GPU_PATTERN, ID_PATTERN, Plan, suggest
-from .templates import _templates_dir, template_description, template_names, template_text  # noqa: F401 - loader's API
-from .yamlsafe import parse_yaml_text, printable_key, read_plan_text
 
 DEFAULT_TEMPLATE = "finetune-13b-lora"
 
@@ -104,7 +104,7 @@ def plan_from_data(data: Any, source: str = "<plan>", *, shaped_like: Plan | Non
         raise PlanError("the plan is nested too deeply", source=source) from None
     if shaped_like is None or _ids(plan) != _ids(shaped_like):
         refuse_unwritable(plan, source)
-    from .sanity import impossible
+    from ..physics.sanity import impossible
 
     problem = impossible(plan)
     if problem is not None:
@@ -127,8 +127,8 @@ def refuse_unwritable(plan: Plan, source: str) -> None:
     Checking here makes `show`, `generate`, `check` and `extract` agree on which
     plans are valid.
     """
+    from ..sheetkit.grid import BadName
     from ..workbook.build import workbook_layout
-    from ..workbook.grid import BadName
 
     try:
         names = len(workbook_layout(plan))
@@ -253,7 +253,7 @@ def _allowed_keys(loc: tuple) -> list[str]:
 
 def plan_warnings(plan: Plan) -> list[str]:
     """Every sanity warning of a valid plan, one line each (`plan.sanity` holds the rules)."""
-    from .sanity import plan_sanity
+    from ..physics.sanity import plan_sanity
 
     return [found.message for found in plan_sanity(plan)]
 

@@ -4,7 +4,7 @@ A warning (`Sanity`) goes to stderr and into `show --format json`'s `warnings`; 
 turns warnings into exit 2. A value that is physically impossible (a run that would use more
 than the GPUs' peak) is an error (`impossible`), whatever the flag.
 
-The bands, with their evidence (`budgetbook/calibration.py` holds the published runs):
+The bands, with their evidence (`physics/calibration.py` holds the published runs):
 
 - MFU: published runs imply 0.14-0.51 (Llama 3.1 8B to LLaMA 13B), median ~0.39; the best
   reported large-scale training reaches ~0.55 (MegaScale, arXiv 2402.15627: 55.2 % on 12,288
@@ -29,8 +29,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from .catalog import MFU_WARNING, lookup
-from .model import Plan
+from ..plan.catalog import MFU_WARNING, lookup
+from ..plan.model import Plan
 
 MFU_LOW, MFU_HIGH = 0.10, MFU_WARNING
 PARAMS_LOW, PARAMS_DENSE_HIGH = 1e6, 500e9
@@ -51,7 +51,7 @@ class Sanity:
 
 
 def _published() -> str:
-    from ..calibration import published_mfus
+    from .calibration import published_mfus
 
     mfus = published_mfus()
     return f"{mfus[0]:.2f}-{mfus[-1]:.2f} (median {statistics.median(mfus):.2f})"
@@ -93,8 +93,8 @@ def plan_sanity(plan: Plan) -> list[Sanity]:
 def _stray_label_amounts(warn, plan: Plan) -> None:
     if not any(m.label for m in plan.markets):
         return
-    from ..workbook.market_labels import market_labels, priced_inputs
-    from .inputs import input_cells
+    from ..plan.inputs import input_cells
+    from ..sheetkit.market_labels import market_labels, priced_inputs
 
     cells = input_cells(plan)
     for label in market_labels(plan, cells):
@@ -174,7 +174,7 @@ def _params(warn, key: str, params: Any, per_token: bool) -> None:
 def _against_model(warn, at: str, w: Any) -> None:
     """Hours given beside a model (`flops`): judge the implied MFU, or the stated ideal hours against 6ND."""
     from ..lineitems.scenario import Resolved
-    from ..physics import run_physics
+    from .model import run_physics
 
     if w.flops is None or w.hours_given == "flops" or _peak_missing(w):
         return
@@ -207,7 +207,7 @@ def _peak_missing(w: Any) -> bool:
 def impossible(plan: Plan) -> str | None:
     """The first physically impossible value: hours that deliver more FLOPs than the GPUs' peak."""
     from ..lineitems.scenario import Resolved
-    from ..physics import run_physics
+    from .model import run_physics
 
     for i, w in enumerate(plan.workloads):
         if w.flops is None or w.hours_given in ("flops", "ideal_gpu_hours") or _peak_missing(w):

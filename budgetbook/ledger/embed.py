@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from ..errors import WorkbookError
-from ..workbook.embed import embed_text
+from ..sheetkit.embed import embed_text
 from ..xlsx.xstring import unescape
 from .model import Actuals
 

@@ -22,12 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .lineitems.compute import hours_per_run
-from .lineitems.markets import runs_on
-from .lineitems.scenario import Resolved
-from .lineitems.units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
-from .plan.catalog import lookup
-from .plan.model import Plan
+from ..lineitems.compute import hours_per_run
+from ..lineitems.markets import runs_on
+from ..lineitems.scenario import Resolved
+from ..lineitems.units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
+from ..plan.catalog import lookup
+from ..plan.model import Plan
 
 
 @dataclass(frozen=True)

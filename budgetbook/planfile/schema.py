@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import __version__
 from ..lineitems.registry import PLAN_MODEL
-from .titles import field_title
+from ..plan.titles import field_title
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
