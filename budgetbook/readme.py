@@ -14,9 +14,10 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from .lineitems.registry import FRAME_PREFIXES, FRAME_TITLES, LINE_ITEMS, PLAN_MODEL
+from .lineitems.registry import FRAME_PREFIXES, FRAME_TITLES, LINE_ITEMS
 from .plan.inputs import bounds_of
 from .plan.numbers import Bounds, Num
+from .planfile.model import PLAN_MODEL
 
 MARK = "<!-- generated:{name} -->"
 END = "<!-- /generated:{name} -->"

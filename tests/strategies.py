@@ -12,7 +12,8 @@ import copy
 import yaml
 from hypothesis import strategies as st
 
-from budgetbook.lineitems.registry import LINE_ITEMS, PLAN_MODEL
+from budgetbook.lineitems.registry import LINE_ITEMS
+from budgetbook.planfile.model import PLAN_MODEL
 
 # ids with and without underscores that cannot run into each other in workbook names
 MARKET_IDS = ("aws_on_demand", "neo", "market_b", "dc")

@@ -9,9 +9,10 @@ from strategies import SECTION_STRATEGIES
 
 from budgetbook.lineitems import registry
 from budgetbook.lineitems.base import Line
-from budgetbook.lineitems.registry import LINE_ITEMS, PLAN_MODEL, reserved_line_ids, reserved_titles
+from budgetbook.lineitems.registry import LINE_ITEMS, reserved_line_ids, reserved_titles
 from budgetbook.plan.model import Plan
 from budgetbook.planfile.loader import load_plan
+from budgetbook.planfile.model import PLAN_MODEL
 from budgetbook.reference import compute_breakdown
 from budgetbook.workbook.build import build_book
 

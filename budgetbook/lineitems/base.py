@@ -4,6 +4,9 @@ Each line item module ends with one `LineItem` (its `ITEM`); `registry.py`
 lists them, and everything that needs to know which items exist (reserved
 ids, labels, sheet titles, Summary/Procurement/Checks rows, the Inputs
 sections, the plan's schema) iterates the registry instead of naming them.
+An item that must know the others (contingency: the lines before it; further
+items: the ids and titles taken) reads them from the plan's model, whose
+`LINE_ITEMS` the full model sets, with the helpers at the end of this file.
 
 The reference rule (`reference`) and the sheet builder (`build`) are two
 independent implementations of the same accounting, side by side in one
@@ -14,15 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from ..plan.inputs import InputCell
-    from ..plan.model import Plan
-    from ..sheetkit.cash_flow import CashFlow
-    from ..sheetkit.grid import Blueprint
-    from ..sheetkit.names import Inputs
-    from .scenario import MarketView
+from ..plan.inputs import InputCell
+from ..plan.model import Plan
+from ..sheetkit.cash_flow import CashFlow
+from ..sheetkit.embed import SHEET as EMBED_SHEET
+from ..sheetkit.grid import Blueprint
+from ..sheetkit.names import Inputs
+from .scenario import MarketView
 
 
 @dataclass(frozen=True)
@@ -88,3 +91,23 @@ def rule(module_doc: str | None) -> str:
         if paragraph.strip().startswith("Rule:"):
             return " ".join(paragraph.split()).removeprefix("Rule: ")
     raise ValueError("a line item module's docstring states its rule in a paragraph starting `Rule:`")
+
+
+TOTAL = Line("total", "Total development cost")
+FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Cash flow", "Sensitivity", "Checks", EMBED_SHEET)
+
+
+def report_lines(items: tuple[LineItem, ...], plan: Any) -> list[Line]:
+    """Every line `items` report for this plan except the total: those in the total, then those beside."""
+    found = [line for li in items for line in li.lines(plan)]
+    return [line for line in found if line.in_total] + [line for line in found if not line.in_total]
+
+
+def reserved_line_ids(items: tuple[LineItem, ...]) -> set[str]:
+    """Ids a plan's further `items` may not take: they name lines of their own."""
+    return {TOTAL.id} | {line.id for li in items for line in li.known_lines}
+
+
+def reserved_titles(items: tuple[LineItem, ...]) -> set[str]:
+    """Sheet titles (lower case) that plan text may not take."""
+    return {t.lower() for t in FRAME_TITLES} | {li.fixed_title.lower() for li in items if li.fixed_title}

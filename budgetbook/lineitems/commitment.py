@@ -16,7 +16,7 @@ hybrid pays the commitments of the markets it uses. Over time, month by month.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -25,6 +25,7 @@ from ..plan.model import GPU_PATTERN, ID_PATTERN, Plan, Price, Strict, check_sta
 from ..plan.numbers import Num, num
 from ..plan.timing import Months, Start, offset_of, share
 from ..sheetkit import style as st
+from ..sheetkit.cash_flow import CashFlow
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, Rows
@@ -34,9 +35,6 @@ from .markets import markets_used, paying_market
 from .phasing import number, run_window
 from .scenario import MarketView
 from .units import HOURS_PER_MONTH
-
-if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
-    from ..sheetkit.cash_flow import CashFlow
 
 TITLE = "Commitment"
 LINE = Line("commitment", "Commitment: idle and overflow")

@@ -12,10 +12,11 @@ months it runs (`start`, `months`; a cluster runs its `days`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..plan.model import Plan
 from ..sheetkit import style as st
+from ..sheetkit.cash_flow import CashFlow
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, CellOf, Rows
@@ -24,9 +25,6 @@ from .markets import paying_market, runs_on
 from .phasing import run_window
 from .scenario import MarketView
 from .units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
-
-if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
-    from ..sheetkit.cash_flow import CashFlow
 
 TITLE = "Compute"
 LINE = Line("compute", "Compute")

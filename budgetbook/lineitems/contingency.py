@@ -9,7 +9,7 @@ of those lines.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -17,14 +17,12 @@ from ..plan.inputs import InputCell, walk
 from ..plan.model import Plan, Strict
 from ..plan.numbers import Num, num
 from ..sheetkit import style as st
+from ..sheetkit.cash_flow import CashFlow
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, NameOf
-from .base import Line, LineItem, Section, rule
+from .base import Line, LineItem, Section, report_lines, rule
 from .scenario import MarketView
-
-if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
-    from ..sheetkit.cash_flow import CashFlow
 
 TITLE = "Contingency"
 LINE = Line("contingency", "Contingency")
@@ -53,9 +51,7 @@ def lines(plan: Any) -> list[Line]:
 
 def _before(plan: Any) -> list[Line]:
     """The lines the share applies to: every line in the total that comes before this one."""
-    from .registry import development_lines
-
-    found = development_lines(plan)
+    found = [line for line in report_lines(plan.LINE_ITEMS, plan) if line.in_total]
     return found[: found.index(LINE)] if LINE in found else found
 
 

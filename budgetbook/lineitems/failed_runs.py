@@ -7,10 +7,11 @@ as its compute.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..plan.model import Plan
 from ..sheetkit import style as st
+from ..sheetkit.cash_flow import CashFlow
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, CellOf, Rows
@@ -18,9 +19,6 @@ from . import compute
 from .base import Line, LineItem, one_sheet, rule
 from .phasing import run_window
 from .scenario import MarketView
-
-if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
-    from ..sheetkit.cash_flow import CashFlow
 
 TITLE = "Failed runs"
 LINE = Line("failed_runs", "Failed runs")

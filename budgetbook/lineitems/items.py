@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
@@ -18,15 +18,13 @@ from ..plan.model import ID_PATTERN, Money, Plan, Price, Strict, unique_ids
 from ..plan.numbers import Num, num
 from ..plan.rules import one_way
 from ..sheetkit import style as st
+from ..sheetkit.cash_flow import CashFlow
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet
-from .base import Line, LineItem, Section, rule
+from .base import Line, LineItem, Section, reserved_line_ids, reserved_titles, rule
 from .phasing import FIRST_MONTH
 from .scenario import MarketView
-
-if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
-    from ..sheetkit.cash_flow import CashFlow
 
 
 class Item(Strict):
@@ -70,12 +68,10 @@ def input_cells(plan: Plan) -> list[InputCell]:
 
 
 def validate(plan: Plan) -> None:
-    from .registry import reserved_line_ids
-
     items = _items(plan)
     unique_ids("items", [item.id for item in items])
     for i, item in enumerate(items):
-        if item.id in reserved_line_ids():
+        if item.id in reserved_line_ids(plan.LINE_ITEMS):
             raise ValueError(f"`items[{i}].id`: `{item.id}` is reserved for a line item of its own")
 
 
@@ -149,9 +145,8 @@ def sheet_titles(plan: Plan, taken: set[str]) -> list[str]:
 
 
 def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
-    from .registry import reserved_titles
-
-    for i, (item, title) in enumerate(zip(_items(plan), sheet_titles(plan, reserved_titles()), strict=True)):
+    titles = sheet_titles(plan, reserved_titles(plan.LINE_ITEMS))
+    for i, (item, title) in enumerate(zip(_items(plan), titles, strict=True)):
         how = "A cost the plan gives directly" if item.cost is not None else "Quantity x unit price"
         sheet = CalcSheet(book, plan, title, "calc", item.label or item.id,
                           f"{how} (item `{item.id}`); the same on every market.")

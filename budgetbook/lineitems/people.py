@@ -10,7 +10,7 @@ month.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from pydantic import Field
 
@@ -19,6 +19,7 @@ from ..plan.model import MAX_ENTRIES, Plan, Strict, check_start
 from ..plan.numbers import Num, num
 from ..plan.timing import Start
 from ..sheetkit import style as st
+from ..sheetkit.cash_flow import CashFlow
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, Rows, sum_or_none
@@ -26,9 +27,6 @@ from .base import Line, LineItem, Section, one_sheet, rule
 from .markets import markets_used
 from .phasing import FIRST_MONTH, role_window
 from .scenario import MarketView
-
-if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
-    from ..sheetkit.cash_flow import CashFlow
 
 TITLE = "People"
 LINE = Line("people", "People")

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import create_model
-
 from ..plan.model import Plan
-from ..sheetkit.embed import SHEET as EMBED_SHEET
-from . import commitment, compute, contingency, failed_runs, final_run, items, people, serving, storage_egress
-from .base import Line, LineItem
+from . import base, commitment, compute, contingency, failed_runs, final_run, items, people, serving, storage_egress
+from .base import FRAME_TITLES, TOTAL, Line, LineItem
 
 # Tab and build order: an item that adds rows to another's sheet comes right after it.
 # Report order: the lines that add into the total (in this order), then the total, then the rest.
@@ -32,8 +29,6 @@ LINE_ITEMS: tuple[LineItem, ...] = (
     serving.ITEM,
 )
 
-TOTAL = Line("total", "Total development cost")
-FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Cash flow", "Sensitivity", "Checks", EMBED_SHEET)
 # defined-name prefixes of the cells outside the line items' calculations (inputs, constants, outputs)
 FRAME_PREFIXES = {
     "mkt_": "market inputs (`mkt_<market>_price_<gpu>`); a label citing the market's price, live "
@@ -74,12 +69,12 @@ _refuse_clashes(LINE_ITEMS)
 
 def reserved_line_ids() -> set[str]:
     """Ids a plan's further `items` may not take: they name lines of their own."""
-    return {TOTAL.id} | {line.id for li in LINE_ITEMS for line in li.known_lines}
+    return base.reserved_line_ids(LINE_ITEMS)
 
 
 def reserved_titles() -> set[str]:
     """Sheet titles (lower case) that plan text may not take."""
-    return {t.lower() for t in FRAME_TITLES} | {li.fixed_title.lower() for li in LINE_ITEMS if li.fixed_title}
+    return base.reserved_titles(LINE_ITEMS)
 
 
 def beside_total_ids() -> set[str]:
@@ -89,8 +84,7 @@ def beside_total_ids() -> set[str]:
 
 def lines(plan: Any) -> list[Line]:
     """Every line this plan reports except the total, in report order: those in the total, then those beside."""
-    found = [line for li in LINE_ITEMS for line in li.lines(plan)]
-    return [line for line in found if line.in_total] + [line for line in found if not line.in_total]
+    return base.report_lines(LINE_ITEMS, plan)
 
 
 def development_lines(plan: Any) -> list[Line]:
@@ -108,8 +102,3 @@ def calc_sheet_titles(plan: Any) -> list[str]:
     taken = reserved_titles()
     return [title for li in LINE_ITEMS for title in li.sheet_titles(plan, taken)]
 
-
-# The full plan: the core (markets, workloads) and every line item's section, in registry order.
-PLAN_MODEL: type[Plan] = create_model(  # type: ignore[call-overload]
-    "Plan", __base__=Plan, __module__=__name__,
-    **{li.section.key: (li.section.annotation, li.section.default) for li in LINE_ITEMS if li.section})

@@ -11,10 +11,11 @@ run ends; egress is paid evenly over the months the workload runs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..plan.model import Plan
 from ..sheetkit import style as st
+from ..sheetkit.cash_flow import CashFlow
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, CellOf, Rows, sum_or_none
@@ -23,9 +24,6 @@ from .markets import paying_market, runs_on
 from .phasing import kept_window, run_window
 from .scenario import MarketView
 from .units import BYTES_PER_GB
-
-if TYPE_CHECKING:  # the Cash flow sheet's grid imports the registry, which imports this
-    from ..sheetkit.cash_flow import CashFlow
 
 TITLE = "Storage & egress"
 LINE = Line("storage_egress", "Storage & egress")

@@ -16,9 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-if typing.TYPE_CHECKING:
-    from .model import Plan
-
+from .model import Plan, Workload
 from .numbers import Bounds, Num
 from .timing import DEFAULT_WORKLOAD_MONTHS, OFFSET_BOUNDS, month_labels, offset_of
 
@@ -81,8 +79,6 @@ def walk(model: BaseModel, path: tuple, name: tuple, label: str) -> typing.Itera
 
 def input_cells(plan: Plan) -> list[InputCell]:
     """Every input of a plan: markets, workloads, then each line item's section, in Inputs sheet order."""
-    from ..lineitems.registry import LINE_ITEMS
-
     cells: list[InputCell] = []
     for i, market in enumerate(plan.markets):
         cells += walk(market, ("markets", i), ("mkt", market.id), market.label or market.id)
@@ -100,7 +96,7 @@ def input_cells(plan: Plan) -> list[InputCell]:
                                       f"catalog: {workload.gpu}" + ("" if workload.precision == "bf16"
                                                                     else f", {workload.precision.upper()}")))
         cells += found
-    for item in LINE_ITEMS:
+    for item in plan.LINE_ITEMS:
         if item.section is not None:
             cells += item.section.cells(plan)
     # the timing inputs come last, in a block of their own: the flags of the Cash flow sheet read them,
@@ -125,8 +121,6 @@ def timed(plan: Plan, cells: list[InputCell], path: tuple, name: str, label: str
                          f"{start} (months after the plan's start)" if month else "months after the plan's start",
                          month, TIMING))
     if default_months is not None:
-        from .model import Workload
-
         out.append(InputCell(f"{name}_months", path + ("months",), f"{label} months", default_months,
                              bounds_of(Workload, "months"), "default: one month", section=TIMING))
     # a workload's stated length goes with its start

@@ -5,7 +5,8 @@ Units: money in the plan's currency; hours are GPU-hours; `params` and
 
 Top-level sections that belong to one line item (`people`, `items`,
 `serving`, ...) are defined in that line item's module; the full
-plan model, core plus sections, is `lineitems.registry.PLAN_MODEL`.
+plan model, core plus sections, is `planfile.model.PLAN_MODEL`: it names its line items in
+`LINE_ITEMS`, which the checks below and `inputs.input_cells` iterate.
 """
 
 from __future__ import annotations
@@ -240,7 +241,10 @@ class Market(Strict):
 
 
 class Plan(Strict):
-    """The core every plan has; line items add their sections (see `lineitems.registry.PLAN_MODEL`)."""
+    """The core every plan has; line items add their sections (see `planfile.model.PLAN_MODEL`)."""
+
+    # the line items whose sections the full model adds (`planfile.model` sets them); the core has none
+    LINE_ITEMS: ClassVar[tuple[Any, ...]] = ()
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
     description: str = Field("", max_length=2000)
@@ -253,8 +257,6 @@ class Plan(Strict):
     @model_validator(mode="after")
     def _references(self):
         # errors here are about one key deep in the plan, so each message starts with its path
-        from ..lineitems.registry import LINE_ITEMS
-
         unique_ids("markets", [m.id for m in self.markets])
         unique_ids("workloads", [w.id for w in self.workloads])
         for i, workload in enumerate(self.workloads):
@@ -263,7 +265,7 @@ class Plan(Strict):
         if not priced:
             raise ValueError("`markets`: at least one market must have its own `gpu_prices`")
         needed = {w.gpu for w in self.workloads}
-        for item in LINE_ITEMS:
+        for item in self.LINE_ITEMS:
             if item.section is not None and item.section.gpus is not None:
                 needed |= item.section.gpus(self)
         for m, market in enumerate(self.markets):
@@ -273,7 +275,7 @@ class Plan(Strict):
                                      f"`{gpu}`{_price_suggestion(gpu, market.gpu_prices)}")
             else:
                 _check_hybrid(f"`markets[{m}]", market.hybrid, {w.id for w in self.workloads}, priced)
-        for item in LINE_ITEMS:
+        for item in self.LINE_ITEMS:
             if item.section is not None and item.section.validate is not None:
                 item.section.validate(self)
         return self

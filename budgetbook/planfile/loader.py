@@ -11,13 +11,13 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..errors import PlanError
-from ..lineitems.registry import PLAN_MODEL
 from ..plaintext import visible
 from ..plan.catalog import plan_spelling
 from ..plan.model import GPU_PATTERN, ID_PATTERN, Plan, suggest
 from ..plan.templates import _templates_dir, template_description, template_names, template_text  # noqa: F401 - loader's API
 from ..plan.yamlsafe import parse_yaml_text, printable_key, read_plan_text
 from ..strictness import STRICT
+from .model import PLAN_MODEL
 
 DEFAULT_TEMPLATE = "finetune-13b-lora"
 

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from .. import __version__
-from ..lineitems.registry import PLAN_MODEL
 from ..plan.titles import field_title
+from .model import PLAN_MODEL
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -6,15 +6,19 @@ None: without this walk a circular input would be reported as a blank cell.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter, range_boundaries
 
 from ..errors import WorkbookError
-from ..xlsx.formula_text import references
+from ..xlsx.formula_text import formula_of, references
 
-if TYPE_CHECKING:
-    from .readback import OpenedWorkbook
+
+class OpenedWorkbook(Protocol):
+    """What a walk reads of an opened workbook (`readback.OpenedWorkbook`): its sheets and defined names."""
+
+    wb: Any
+    names: dict[str, tuple[str, str]]
 
 Node = tuple[str, str]  # (SHEET TITLE upper-cased, "C5")
 MAX_CELLS_WALKED = 20_000  # the walk gives up (no cycle claimed) past this: bounded on any workbook
@@ -51,8 +55,6 @@ def _path(sheets: dict[str, Any], parent: dict[Node, Node], last: Node, start: N
 def cells_read(book: OpenedWorkbook, node: Node, sheets: dict[str, Any]) -> list[Node]:
     """The cells the formula at `node` reads, a defined name as the cell it names (none when it holds no
     formula); `sheets`: the workbook's worksheets by upper-cased title (built once per walk)."""
-    from .readback import formula_of
-
     sheet, cell = node
     ws = sheets.get(sheet)
     if ws is None:

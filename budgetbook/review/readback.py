@@ -21,6 +21,8 @@ from ..plan.model import Plan
 from ..plan.numbers import Num
 from ..plan.yamlsafe import parse_yaml_text
 from ..planfile.loader import plan_from_data
+from ..xlsx.formula_text import formula_of
+from .cycles import cycle_through
 from .findings import Finding, clipped, jsonable
 
 ERROR_PREFIXES = ("#", "Err:")
@@ -174,12 +176,6 @@ def _stored_plan_cells(wb, data: bytes) -> dict[str, str] | None:
     return stored_texts(data, SHEET) if data and SHEET in wb.sheetnames else None
 
 
-def formula_of(value: Any) -> str | None:
-    """The formula a cell holds (openpyxl gives array formulas as objects with `.text`), else None."""
-    text = getattr(value, "text", value)
-    return text if isinstance(text, str) and text.startswith("=") else None
-
-
 def read_number(book: OpenedWorkbook, name: str, evaluated: dict[str, Any]) -> Any:
     """The value of a named cell: typed constant, else what its formula evaluates to."""
     raw = book.raw(name)
@@ -202,8 +198,6 @@ def not_a_number(book: OpenedWorkbook, sheet: str, ref: str, raw: Any, value: An
         return "a blank cell" if value is None or value == "" else clipped(value)
     text = clipped(formula, quote=False)
     if value is None:
-        from .cycles import cycle_through
-
         cycle = cycle_through(book, sheet, ref)
         if cycle is None:
             return f"a formula with no value (`{text}`)"

@@ -1,4 +1,4 @@
-"""`Cash flow`: months across, each development line per market down, cumulative spend and its chart.
+"""The `Cash flow` sheet's kit: months across, timing flags, then money rows per line item and market.
 
 FAST layout: two header rows hold each month's bounds in months after the
 plan's start (constants, not formulas, so no formula types a month number);
@@ -10,20 +10,17 @@ across the month columns. The Checks sheet checks that each line's months add
 up to the line item's figure.
 
 The line items write their own rows (`LineItem.cash_flow`); this module gives
-them the grid.
+them the grid, and `workbook/cash_flow.py` builds the sheet from them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..lineitems.phasing import month_count
-from ..lineitems.registry import LINE_ITEMS, TOTAL, development_lines
 from ..plan.model import Market, Plan
 from ..plan.timing import month_labels
 from . import style as st
 from .grid import Blueprint, a1
-from .market_labels import series_title
 from .names import Inputs
 
 TITLE = "Cash flow"
@@ -45,9 +42,10 @@ class Flag:
 
 
 class CashFlow:
-    def __init__(self, book: Blueprint, plan: Plan, inp: Inputs):
+    def __init__(self, book: Blueprint, plan: Plan, inp: Inputs, months: int):
+        """`months`: how many month columns (`lineitems.phasing.month_count`: every window in every scenario)."""
         self.book, self.plan, self.inp = book, plan, inp
-        self.months = month_count(plan)
+        self.months = months
         self.sheet = sheet = book.sheet(TITLE, "output")
         self.flags: dict[str, Flag] = {}
         self.line_rows: dict[tuple[str, str], int] = {}
@@ -168,54 +166,4 @@ class CashFlow:
         return row
 
 
-def _timing_flags(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
-    """Every window, before the money rows that read them."""
-    cf.section("Timing flags: the share of each window that falls in the month")
-    cf.flag("first", "The plan's first month (set-up: market tooling, further items)", "=k_none", "=k_setup_months")
-    for i, w in enumerate(plan.workloads):
-        key = ("workloads", i)
-        months = (f"={inp[key + ('months',)]}" if key + ("months",) in inp.by_path
-                  else f"={inp[key + ('cluster', 'days')]}/k_days_per_month")
-        run = cf.flag(f"run_{w.id}", f"Workload runs: {w.label or w.id}", f"={inp[key + ('start',)]}", months)
-        if w.checkpoints is not None:
-            start, length = cf._cell(run.row, START), cf._cell(run.row, MONTHS)
-            cf.flag(f"kept_{w.id}", f"Checkpoints stored: {w.label or w.id}", f"={start}+{length}",
-                    f"={inp[key + ('checkpoints', 'retention_months')]}")
-    for i, role in enumerate(plan.people.roles):  # type: ignore[attr-defined]
-        at = ("people", "roles", i)
-        cf.flag(f"role{i + 1}", f"Role paid: {role.role}", f"={inp[at + ('start',)]}", f"={inp[at + ('months',)]}")
-    for item in LINE_ITEMS:
-        if item.timing is not None:
-            item.timing(cf, plan, inp)
-    cf.gap()
-
-
-def build_cash_flow(book: Blueprint, plan: Plan, inp: Inputs) -> CashFlow:
-    cf = CashFlow(book, plan, inp)
-    _timing_flags(cf, plan, inp)
-    for item in LINE_ITEMS:
-        if item.cash_flow is not None:
-            item.cash_flow(cf, plan, inp)
-    cf.section("Total development cost")
-    totals, cumulative = [], []
-    for m in plan.markets:
-        parts = [cf.line_rows[(line.id, m.id)] for line in development_lines(plan)]
-        refs: dict[str, str | int | Flag] = {f"p{i}": r for i, r in enumerate(parts)}
-        template = "=" + "+".join(f"{{{key}}}" for key in refs)
-        totals.append(cf.row(f"{TOTAL.label}: {m.label or m.id}", template, f"cf_{TOTAL.id}_{m.id}", m, refs,
-                             item=TOTAL.id, kind="figure"))
-        cf.line_rows[(TOTAL.id, m.id)] = totals[-1]
-    cf.gap()
-    cf.section("Cumulative spend")
-    for m, total in zip(plan.markets, totals, strict=True):
-        first = cf._cell(total, cf.col(0), absolute_col=True)
-        cumulative.append(cf.row(f"Cumulative: {m.label or m.id}", "=SUM(" + first + ":{this})", f"cf_cum_{m.id}", m,
-                                 {"this": total}, total=False))
-    cf.sheet.chart = {"kind": "line", "title": "Cumulative development spend by market", "rows": cumulative,
-                      "labels_row": HEADER_ROW, "first_col": cf.col(0), "last_col": cf.col(cf.months - 1),
-                      "anchor": f"A{cf.sheet.row + 1}", "currency": plan.currency,
-                      "series": [series_title(book, m) for m in plan.markets]}
-    return cf
-
-
-__all__ = ["TITLE", "CashFlow", "Flag", "build_cash_flow"]
+__all__ = ["BEGIN_ROW", "END_ROW", "HEADER_ROW", "MONTHS", "START", "TITLE", "CashFlow", "Flag"]

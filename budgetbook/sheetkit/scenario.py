@@ -14,14 +14,8 @@ value (`Inputs.by_path` in `names.py` hands out its name), so the typed inputs s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..plan.inputs import InputCell
 from .grid import Blueprint, Sheet, a1
-
-if TYPE_CHECKING:
-    from .rows import CalcSheet
-FIRST_COL = 3  # Summary's first market column (rows.FIRST_COL)
 
 NAME = "scenario"
 CHOICES = ("best", "base", "worst")
@@ -66,14 +60,6 @@ def add_used(book: Blueprint, sheet: Sheet, row: int, cell: InputCell, fmt: str 
     best, worst = (high, low) if cell.num.lowers_cost else (low, high)
     book.formula(sheet, row, USED_COL, USED.format(best=best, worst=worst, base=cell.name), used_name(cell),
                  fmt=fmt)
-
-
-def add_scenario_row(sheet: CalcSheet) -> None:
-    """On Summary: which scenario the figures above are in (a printed page must say so)."""
-    row = sheet.sheet.row
-    sheet.sheet.put(row, 1, "Scenario of the figures above (the switch is on Inputs)", "section")
-    sheet.book.formula(sheet.sheet, row, FIRST_COL, f"={NAME}", "sum_scenario")
-    sheet.sheet.row += 2
 
 
 def _letter(col: int) -> str:

@@ -10,11 +10,11 @@ from .. import __version__
 from ..lineitems.registry import LINE_ITEMS
 from ..plan.comments import input_comments
 from ..plan.model import Plan
-from ..sheetkit.cash_flow import build_cash_flow
 from ..sheetkit.embed import SHEET, embed_plan, read_embedded_plan
 from ..sheetkit.grid import Blueprint, CellSpec
 from ..sheetkit.names import Inputs
 from .about import build_about
+from .cash_flow import build_cash_flow
 from .checks import build_checks
 from .inputs_sheet import build_inputs
 from .procurement import build_procurement

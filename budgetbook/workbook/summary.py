@@ -9,7 +9,7 @@ from ..sheetkit import style as st
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.market_labels import series_title
 from ..sheetkit.rows import FIRST_COL, CalcSheet, CellOf, NameOf, Rows
-from ..sheetkit.scenario import add_scenario_row
+from ..sheetkit.scenario import NAME as SCENARIO
 from .decision import build_decision, market_chart
 from .percentiles import add_percentiles
 
@@ -63,3 +63,11 @@ def _per_million_tokens(sheet: CalcSheet, plan: Plan, total: int, final_row: int
         sheet.row("Final-run compute per million tokens", plan.currency, money2,
                   "={final}/({tokens}/k_tokens_per_million)", "sum_final_per_mtok", final=final_row, tokens=tokens)
     sheet.gap()
+
+
+def add_scenario_row(sheet: CalcSheet) -> None:
+    """On Summary: which scenario the figures above are in (a printed page must say so)."""
+    row = sheet.sheet.row
+    sheet.sheet.put(row, 1, "Scenario of the figures above (the switch is on Inputs)", "section")
+    sheet.book.formula(sheet.sheet, row, FIRST_COL, f"={SCENARIO}", "sum_scenario")
+    sheet.sheet.row += 2

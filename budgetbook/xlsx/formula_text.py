@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import cast
+from typing import Any, cast
 
 from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
 from openpyxl.utils.cell import column_index_from_string, get_column_letter
@@ -280,3 +280,9 @@ def to_names(formula: str, sheet: str, cell_names: Mapping[tuple[str, str], str]
         return _canonical_ref(ref, current)
 
     return "=" + _render(_tokens(formula), sheet, rewrite)
+
+
+def formula_of(value: Any) -> str | None:
+    """The formula a cell holds (openpyxl gives array formulas as objects with `.text`), else None."""
+    text = getattr(value, "text", value)
+    return text if isinstance(text, str) and text.startswith("=") else None
