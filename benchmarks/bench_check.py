@@ -72,7 +72,7 @@ def main() -> int:
     from budgetbook.planfile.loader import plan_from_text, resolve, template_names
     from budgetbook.review.check import check_workbook
     from budgetbook.review.guard import edits_since_generated
-    from budgetbook.workbook import write_workbook
+    from budgetbook.workbook.write import write_workbook
 
     lo = None
     if not args.no_libreoffice:

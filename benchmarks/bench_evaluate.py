@@ -76,7 +76,7 @@ def main() -> None:
     from openpyxl import load_workbook
 
     from budgetbook.planfile.loader import plan_from_text, resolve, template_names
-    from budgetbook.workbook import build_workbook
+    from budgetbook.workbook.build import build_workbook
     from budgetbook.xlsx.cell_grid import CellGrid
     from budgetbook.xlsx.evaluate import evaluate_with_model
     from budgetbook.xlsx.fasteval import evaluate_fast

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
-from budgetbook.workbook import workbook_layout, write_workbook
+from budgetbook.workbook.build import workbook_layout
+from budgetbook.workbook.write import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 

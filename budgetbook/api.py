@@ -140,8 +140,8 @@ def generate_workbook(spec: str | Path | None = None, out: PathLike | None = Non
     from .errors import PlanError
     from .planfile.loader import plan_from_text, resolve
     from .review.guard import ensure_replaceable
-    from .workbook import write_workbook
     from .workbook.protect import check_password
+    from .workbook.write import write_workbook
 
     check_password(password)
     source, text = resolve(spec)

@@ -15,6 +15,7 @@ from typing import TextIO
 
 from .plaintext import visible
 from .plan.numbers import Num
+from .plan.yamlsafe import MAX_PLAN_BYTES  # on first use, not at import: loads yaml
 from .printing import money
 from .review.diff import BudgetDiff, FigureChange
 from .review.sides import Side
@@ -222,8 +223,6 @@ def budget_text(side: Side) -> str:
 def unreadable_text(path: Path, reason: str) -> str:
     """A file `textconv` cannot read as a budget: why, then its text, or its size and digest when not text."""
     import hashlib
-
-    from .plan.yamlsafe import MAX_PLAN_BYTES
 
     head = f"budgetbook: not readable as a budget: {visible(reason)}\n"
     if path.stat().st_size <= MAX_PLAN_BYTES:

@@ -11,14 +11,19 @@ total, and the lines reported beside it (final-run compute, serving).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from .lineitems.phasing import month_count
 from .lineitems.registry import LINE_ITEMS, TOTAL, lines
 from .lineitems.scenario import MarketView, Resolved
+from .physics.model import plan_physics
+from .physics.sanity import plan_sanity
 from .plan.model import Plan
 from .plan.numbers import SCENARIOS
+from .plan.timing import month_labels
 
 if TYPE_CHECKING:  # pandas costs ~0.15 s to import: `show` in JSON never needs it
     import pandas as pd
@@ -60,9 +65,6 @@ class Breakdown:
 
     def physics_json(self) -> dict:
         """`workloads` (hours, days, MFU per workload and market) and `warnings`, beside `figures`."""
-        from .physics.model import plan_physics
-        from .physics.sanity import plan_sanity
-
         return {"workloads": [row.as_dict() for row in plan_physics(self.source)],
                 "warnings": [found.as_dict() for found in plan_sanity(self.source)]}
 
@@ -80,14 +82,21 @@ class Breakdown:
         return next(f.value for f in self.figures if f.name == name)
 
 
+def at_end(breakdown: Breakdown, end: str) -> Breakdown:
+    """The breakdown with each figure's `value` its value in the plan scenario `end` (`base`, `low`, `high`)."""
+    if end == "base":
+        return breakdown
+    figures = [dataclasses.replace(f, value=f.value if getattr(f, end) is None else getattr(f, end))
+               for f in breakdown.figures]
+    return dataclasses.replace(breakdown, figures=figures)
+
+
 def figure_name(item: str, market: str) -> str:
     """A figure's defined name in the workbook and its `name` in `show`'s JSON."""
     return f"{item}_{market}"
 
 
 def market_view(plan: Plan, market_id: str, scenario: str) -> MarketView:
-    from .lineitems.phasing import month_count
-
     resolved = Resolved(plan, scenario)
     return MarketView(resolved, next(m for m in resolved.markets if m.id == market_id), scenario,
                       months=month_count(plan))
@@ -186,9 +195,6 @@ def market_months(plan: Plan, market_id: str, scenario: str = "base") -> dict[st
 
 
 def compute_monthly(plan: Plan, scenario: str = "base") -> MonthlyBreakdown:
-    from .lineitems.phasing import month_count
-    from .plan.timing import month_labels
-
     labels = {line.id: line.label for line in lines(plan)} | {TOTAL.id: TOTAL.label}
     rows = []
     for market in plan.markets:

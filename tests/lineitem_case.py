@@ -12,7 +12,7 @@ import yaml
 
 from budgetbook.planfile.loader import plan_from_text
 from budgetbook.reference import compute_breakdown
-from budgetbook.workbook import write_workbook
+from budgetbook.workbook.write import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 MARKETS = [{"id": "a", "gpu_prices": {"H100_SXM": 3}, "storage_per_gb_month": 0.02, "egress_per_gb": 0.1},

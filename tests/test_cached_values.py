@@ -14,8 +14,9 @@ from libreoffice import needs_libreoffice, recalculate_many
 
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.reference import compute_breakdown
-from budgetbook.workbook import workbook_layout, write_workbook
+from budgetbook.workbook.build import workbook_layout
 from budgetbook.workbook.cached import cached_value, save_with_values
+from budgetbook.workbook.write import write_workbook
 from budgetbook.xlsx.cell_grid import col_index
 
 DAY = dt.date(2026, 1, 1)

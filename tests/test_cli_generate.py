@@ -17,7 +17,7 @@ from libreoffice import needs_libreoffice, needs_uno, recalculate, uno_session
 
 from budgetbook.api import generate_workbook
 from budgetbook.planfile.loader import template_text
-from budgetbook.workbook import read_embedded_plan
+from budgetbook.sheetkit.embed import read_embedded_plan
 
 FT = "finetune-13b-lora"
 

@@ -10,7 +10,7 @@ import openpyxl
 from cli_run import run, sha
 
 from budgetbook.planfile.loader import plan_from_text, resolve
-from budgetbook.workbook import write_workbook
+from budgetbook.workbook.write import write_workbook
 
 
 def _book(tmp_path):

@@ -14,8 +14,8 @@ from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.ranges.simulate import simulate
 from budgetbook.reference import compute_breakdown
 from budgetbook.sheetkit.rows import market_header
-from budgetbook.workbook import write_workbook
 from budgetbook.workbook.percentiles import DISTRIBUTION, SAMPLES, SEED
+from budgetbook.workbook.write import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 

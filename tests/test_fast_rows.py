@@ -16,7 +16,7 @@ from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 from strategies import plans
 
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
-from budgetbook.workbook import workbook_layout
+from budgetbook.workbook.build import workbook_layout
 from budgetbook.xlsx.r1c1 import r1c1
 
 

@@ -13,7 +13,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from strategies import plans
 
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
-from budgetbook.workbook import build_workbook
+from budgetbook.workbook.build import build_workbook
 from budgetbook.xlsx.evaluate import evaluate_with_model, evaluate_workbook
 from budgetbook.xlsx.fasteval import Unsupported, evaluate_fast
 

@@ -32,7 +32,7 @@ from budgetbook.cli import main
 from budgetbook.errors import PlanError
 from budgetbook.plan.yamlsafe import parse_yaml_text
 from budgetbook.planfile.loader import plan_from_text, template_names, template_text
-from budgetbook.workbook import write_workbook
+from budgetbook.workbook.write import write_workbook
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
 EXAMPLES = int(os.environ.get("BUDGETBOOK_FUZZ_EXAMPLES")

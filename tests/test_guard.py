@@ -27,7 +27,8 @@ from strategies import plans
 
 from budgetbook.api import generate_workbook
 from budgetbook.planfile.loader import plan_from_text, template_names, template_text
-from budgetbook.workbook import build_workbook, read_embedded_plan
+from budgetbook.sheetkit.embed import read_embedded_plan
+from budgetbook.workbook.build import build_workbook
 
 FT = "finetune-13b-lora"
 PRICE_CELL = "C5"          # mkt_hyperscaler_on_demand_price_h100_sxm, 3.00
@@ -191,7 +192,7 @@ def test_untouched_workbook_of_any_plan_compares_equal_to_its_rebuild(tmp_path_f
     from budgetbook.review.guard import edits_since_generated
     from budgetbook.review.readback import open_book
     from budgetbook.review.structure import audit_structure
-    from budgetbook.workbook import write_workbook
+    from budgetbook.workbook.write import write_workbook
 
     plan, text = case
     book = write_workbook(plan, text, tmp_path_factory.mktemp("anyplan") / "book.xlsx")
@@ -239,7 +240,7 @@ def test_untouched_workbook_of_any_plan_saved_by_libreoffice_is_replaceable(tmp_
     from budgetbook.review.guard import edits_since_generated
     from budgetbook.review.readback import open_book
     from budgetbook.review.structure import audit_structure
-    from budgetbook.workbook import write_workbook
+    from budgetbook.workbook.write import write_workbook
 
     plan, text = case
     folder = tmp_path_factory.mktemp("anyplan-lo")

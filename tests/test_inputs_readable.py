@@ -13,8 +13,8 @@ from budgetbook.lineitems.items import sheet_title
 from budgetbook.plan.inputs import input_cells
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.sheetkit import style as st
-from budgetbook.workbook import write_workbook
 from budgetbook.workbook.inputs_sheet import LABEL_WIDTH, NOTE_WIDTH
+from budgetbook.workbook.write import write_workbook
 
 # what a price's unit column says, by the plan field that holds it
 PRICE_FIELDS = {"gpu_prices": "USD per GPU-hour", "storage_per_gb_month": "USD per GB-month",

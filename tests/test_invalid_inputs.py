@@ -16,7 +16,7 @@ import pytest
 from cli_run import run, sha
 
 from budgetbook.planfile.loader import load_plan, template_text
-from budgetbook.workbook import write_workbook
+from budgetbook.workbook.write import write_workbook
 
 
 @pytest.fixture(scope="module")

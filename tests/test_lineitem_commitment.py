@@ -16,7 +16,7 @@ from test_workbook import assert_cash_flow_matches_reference
 
 from budgetbook.planfile.loader import plan_from_text
 from budgetbook.reference import compute_monthly
-from budgetbook.workbook import write_workbook
+from budgetbook.workbook.write import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 MARKETS = [{"id": "commit", "gpu_prices": {"H100_SXM": 2}}, {"id": "od", "gpu_prices": {"H100_SXM": 4}}]

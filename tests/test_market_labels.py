@@ -22,7 +22,7 @@ from budgetbook.plan.inputs import input_cells
 from budgetbook.planfile.loader import plan_from_text, resolve
 from budgetbook.sheetkit.market_labels import PRICE_TEXT, cited_amounts, label_formula, market_labels
 from budgetbook.sheetkit.rows import HEADER_ROW, market_header
-from budgetbook.workbook import workbook_layout
+from budgetbook.workbook.build import workbook_layout
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 WORKLOAD = {"id": "pre", "gpu": "H100_SXM", "ideal_gpu_hours": 10000, "mfu": 0.4,

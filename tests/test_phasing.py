@@ -30,7 +30,8 @@ from test_workbook import assert_cash_flow_matches_reference
 
 from budgetbook.planfile.loader import plan_from_data, plan_from_text, resolve, template_names
 from budgetbook.reference import compute_breakdown, compute_monthly
-from budgetbook.workbook import workbook_layout, write_workbook
+from budgetbook.workbook.build import workbook_layout
+from budgetbook.workbook.write import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 EXAMPLE = {

@@ -17,7 +17,7 @@ from budgetbook.physics.model import plan_physics
 from budgetbook.plan.catalog import CATALOG, lookup
 from budgetbook.planfile.loader import plan_from_text, template_names
 from budgetbook.printing_physics import physics_rows
-from budgetbook.workbook import write_workbook
+from budgetbook.workbook.write import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 MARKET = {"id": "rent", "gpu_prices": {"A100": 1.5, "H100_SXM": 2.0, "H800": 2.0, "H100": 2.0, "GB200": 4.0,

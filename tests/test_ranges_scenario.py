@@ -30,7 +30,8 @@ from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.reference import compute_breakdown
 from budgetbook.review.check import check_workbook
 from budgetbook.sheetkit.scenario import CHOICES, PLAN_SCENARIO
-from budgetbook.workbook import build_workbook, write_workbook
+from budgetbook.workbook.build import build_workbook
+from budgetbook.workbook.write import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 END = {"best": "low", "base": "value", "worst": "high"}

@@ -12,8 +12,8 @@ from budgetbook.ranges.sensitivity import sensitivity
 from budgetbook.ranges.simulate import simulate
 from budgetbook.review.check import check_workbook
 from budgetbook.review.extract import extract_plan_text
-from budgetbook.workbook import write_workbook
 from budgetbook.workbook.percentiles import DISTRIBUTION, SAMPLES, SEED
+from budgetbook.workbook.write import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 

@@ -27,7 +27,7 @@ from budgetbook.planfile.loader import plan_from_text, template_names, template_
 from budgetbook.review.audit import audit_formulas
 from budgetbook.review.check import check_workbook
 from budgetbook.review.readback import open_book, single_cell
-from budgetbook.workbook import build_workbook
+from budgetbook.workbook.build import build_workbook
 from budgetbook.xlsx import fasteval, shapes
 from budgetbook.xlsx.evaluate import evaluate_with_model
 from budgetbook.xlsx.formula_text import CellNames

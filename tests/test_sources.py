@@ -13,7 +13,7 @@ from budgetbook.plan.comments import input_comments, with_comments
 from budgetbook.plan.inputs import input_cells
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.review.extract import extract_plan_text
-from budgetbook.workbook import write_workbook
+from budgetbook.workbook.write import write_workbook
 
 # a number typed after a key (inside a section: top-level dates are no inputs), then a comment:
 # `H100_SXM: 3.00   # seed 000: "..."` (read apart from `plan.comments`: by the raw text's lines)

@@ -41,7 +41,9 @@ from budgetbook.plan.yamlsafe import parse_yaml_text
 from budgetbook.planfile.loader import plan_from_data, plan_from_text, template_text
 from budgetbook.reference import compute_breakdown
 from budgetbook.review.guard import ensure_replaceable
-from budgetbook.workbook import read_embedded_plan, workbook_layout, write_workbook
+from budgetbook.sheetkit.embed import read_embedded_plan
+from budgetbook.workbook.build import workbook_layout
+from budgetbook.workbook.write import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 FT = "finetune-13b-lora"
@@ -156,7 +158,7 @@ def test_input_change_hidden_by_editing_the_plan_is_an_error(capsys, edited):
 
 
 def test_workbook_without_stamp_is_a_warning_only(capsys, tmp_path):
-    from budgetbook.workbook import build_workbook
+    from budgetbook.workbook.build import build_workbook
 
     text = template_text(FT)
     book = tmp_path / "old.xlsx"

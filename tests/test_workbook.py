@@ -15,7 +15,9 @@ from strategies import plans
 
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.reference import compute_breakdown, compute_monthly
-from budgetbook.workbook import build_workbook, read_embedded_plan, workbook_layout, write_workbook
+from budgetbook.sheetkit.embed import read_embedded_plan
+from budgetbook.workbook.build import build_workbook, workbook_layout
+from budgetbook.workbook.write import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 REL = 1e-9

@@ -10,7 +10,9 @@ from libreoffice import error_cells, needs_libreoffice, recalculate
 
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.reference import compute_breakdown
-from budgetbook.workbook import read_embedded_plan, workbook_layout, write_workbook
+from budgetbook.sheetkit.embed import read_embedded_plan
+from budgetbook.workbook.build import workbook_layout
+from budgetbook.workbook.write import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
 pytestmark = needs_libreoffice

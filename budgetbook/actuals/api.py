@@ -10,7 +10,13 @@ from pathlib import Path
 from ..atomic import PathLike, check_destination
 from ..errors import UsageError, WorkbookError
 from ..ledger.model import Actuals, Batch
+from ..ledger.sheets import plan_months
 from ..ledger.variance import VarianceReport, compute_variance
+from ..sheetkit.scenario import PLAN_SCENARIO
+from ..workbook.build import build_workbook
+from ..workbook.write import save_workbook
+from .bills import read_bills, sniff
+from .mapping import load_mapping
 
 
 @dataclass
@@ -47,14 +53,9 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
                    mapping: PathLike | None = None, force: bool = False) -> ImportResult:
     """Read `bills`, merge them into the book's embedded actuals (same invoice key: replaced) and write the
     workbook, regenerated from the book's current inputs, with its Actuals and Variance sheets, to `out`."""
-    from ..ledger.sheets import plan_months
-    from ..planfile.loader import plan_from_text
-    from ..review.extract import current_plan_text
-    from ..review.readback import open_book
-    from ..workbook.build import build_workbook
-    from ..workbook.write import save_workbook
-    from .bills import read_bills, sniff
-    from .mapping import load_mapping
+    from ..planfile.loader import plan_from_text  # on first use, not at import: loads yaml
+    from ..review.extract import current_plan_text  # on first use, not at import: loads ruamel, yaml
+    from ..review.readback import open_book  # on first use, not at import: loads yaml
 
     book = Path(book)
     if not bills:
@@ -86,11 +87,10 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
 def book_variance(book: PathLike) -> VarianceReport:
     """The Variance of a workbook: its current inputs' plan, in the scenario its switch is set to, against its
     embedded bills (what `check` holds the Variance sheet to)."""
-    from ..planfile.loader import plan_from_text
-    from ..review.extract import current_plan_text
-    from ..review.readback import open_book
-    from ..review.scenario import read_scenario
-    from ..sheetkit.scenario import PLAN_SCENARIO
+    from ..planfile.loader import plan_from_text  # on first use, not at import: loads yaml
+    from ..review.extract import current_plan_text  # on first use, not at import: loads ruamel, yaml
+    from ..review.readback import open_book  # on first use, not at import: loads yaml
+    from ..review.scenario import read_scenario  # on first use, not at import: loads yaml
 
     book = Path(book)
     opened = open_book(book)

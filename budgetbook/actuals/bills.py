@@ -30,8 +30,11 @@ from typing import Any
 
 from ..errors import BudgetbookError
 from ..ledger.model import UNMAPPED, Batch, Charge
+from ..lineitems.phasing import month_count
 from ..lineitems.registry import development_lines
+from ..plaintext import visible
 from ..plan.model import Plan
+from ..plan.timing import month_labels
 from ..xlsx.limits import Limits
 from .mapping import MATCH_COLUMNS, Mapping, Rule
 
@@ -98,9 +101,6 @@ def _format(header: list[str]) -> str:
 
 
 def _plan_months(plan: Plan) -> list[str]:
-    from ..lineitems.phasing import month_count
-    from ..plan.timing import month_labels
-
     if plan.start is None:
         raise BillError("the plan gives no `start` month, so dated bills cannot be placed in its months: "
                         "add `start: YYYY-MM` to the plan", source=f"{plan.name} (plan)")
@@ -189,8 +189,6 @@ def _col(name: str, header: list[str]) -> str:
 
 
 def _clip(value: Any, width: int = 60) -> str:
-    from ..plaintext import visible
-
     text = visible(str(value))
     return repr(text if len(text) <= width else text[: width - 3] + "...")
 

@@ -82,7 +82,7 @@ def load_mapping(path: Path | None, plan: Plan) -> Mapping:
     """The mapping file at `path` (None: no rules, so every FOCUS charge is unmapped), checked against the plan."""
     if path is None:
         return Mapping()
-    from ..plan.yamlsafe import parse_yaml_text
+    from ..plan.yamlsafe import parse_yaml_text  # on first use, not at import: loads yaml
 
     source = str(path)
     try:
@@ -112,7 +112,7 @@ def load_mapping(path: Path | None, plan: Plan) -> Mapping:
 
 def _described(exc: ValidationError) -> str:
     """The plan's wording of a validation error; an unknown key named with the keys allowed there."""
-    from ..planfile.loader import describe_validation_error, key_path
+    from ..planfile.loader import describe_validation_error, key_path  # on first use, not at import: loads yaml
 
     first = exc.errors()[0]
     if first["type"] == "extra_forbidden":

@@ -13,8 +13,8 @@ from typing import Any
 
 from ..errors import WorkbookError
 from ..sheetkit.embed import embed_text
-from ..xlsx.xstring import unescape
-from .model import Actuals
+from ..xlsx.xstring import stored_texts, unescape
+from .model import UNMAPPED, Actuals
 
 SHEET = "_actuals"
 MARKER = "budgetbook embedded actuals"
@@ -32,8 +32,6 @@ def embed_actuals(wb: Any, actuals: Actuals) -> None:
 def read_embedded_actuals(wb: Any, data: bytes = b"", plan: Any = None) -> Actuals | None:
     """The workbook's actuals, or None when it carries none; `WorkbookError` (no file named) when damaged, or
     when they name a market, line item or month that `plan` (the workbook's own) does not have."""
-    from ..xlsx.xstring import stored_texts
-
     if SHEET not in wb.sheetnames:
         return None
     ws = wb[SHEET]
@@ -61,8 +59,7 @@ def read_embedded_actuals(wb: Any, data: bytes = b"", plan: Any = None) -> Actua
 
 
 def _refuse_foreign(actuals: Actuals, plan: Any) -> None:
-    from .model import UNMAPPED
-    from .sheets import line_ids, plan_months
+    from .sheets import line_ids, plan_months  # on first use, not at import: loads openpyxl, pydantic, pydantic_core
 
     markets, items, months = {m.id for m in plan.markets}, {i for i, _ in line_ids(plan)[:-1]}, set(plan_months(plan))
     for c in actuals.charges:

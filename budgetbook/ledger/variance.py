@@ -14,14 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
+from ..lineitems.compute import workload_compute
+from ..lineitems.phasing import run_window
 from ..plan.model import Plan
+from ..reference import Breakdown, MonthlyBreakdown, at_end, compute_breakdown, compute_monthly, market_view
 from .model import UNMAPPED, Actuals
 from .sheets import MAX_HOURS_WORKLOADS, line_ids, plan_months
-
-if TYPE_CHECKING:
-    from ..reference import Breakdown, MonthlyBreakdown
 
 HALF_CENT = 0.005  # an overspend below this is floating-point noise of the month sums, not money
 
@@ -135,8 +134,6 @@ def compute_variance(plan: Plan, actuals: Actuals, scenario: str = "base", break
     """The Variance sheet's figures, the plan taken in a plan scenario (`base`, or `low`/`high`: the workbook's
     scenario switch set to best/worst, which moves the Cash flow the sheet reads). `breakdown` and `monthly`,
     the plan's in that scenario (`check` has them already), spare computing them again."""
-    from ..reference import compute_breakdown, compute_monthly
-    from ..review.scenario import at_end
 
     months = plan_months(plan)
     monthly = monthly or compute_monthly(plan, scenario)
@@ -174,19 +171,12 @@ def compute_variance(plan: Plan, actuals: Actuals, scenario: str = "base", break
 
 def _allocated(plan: Plan, market: str, scenario: str) -> list[float]:
     """Each workload's allocated GPU-hours (all runs) on `market`, in `scenario`."""
-    from ..lineitems.compute import workload_compute
-    from ..reference import market_view
-
     view = market_view(plan, market, scenario)
     return [workload_compute(view, w).allocated_hours for w in view.plan.workloads]
 
 
 def _planned_hours(plan: Plan, market: str, scenario: str) -> list[float]:
     """GPU-hours paid month by month: each workload's allocated hours and its failed runs' share, over its run."""
-    from ..lineitems.compute import workload_compute
-    from ..lineitems.phasing import run_window
-    from ..reference import market_view
-
     view = market_view(plan, market, scenario)
     months = [0.0] * view.months
     for w in view.plan.workloads:

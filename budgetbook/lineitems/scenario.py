@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..plan.numbers import Num
+from ..plan.timing import spread
 
 
 def resolve(value: Any, scenario: str) -> Any:
@@ -59,6 +60,4 @@ class MarketView:
     monthly: dict[str, list[float]] = field(default_factory=dict)   # line id -> its months, computed so far
 
     def spread(self, amount: float, window: tuple[float, float]) -> list[float]:
-        from ..plan.timing import spread
-
         return spread(amount, window[0], window[1], self.months)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..lineitems.units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
-from ..plan.catalog import CATALOG
+from ..plan.catalog import CATALOG, lookup
 
 
 @dataclass(frozen=True)
@@ -133,8 +133,7 @@ def _verdict(pct: float | None, utilization: float | None) -> str:
 
 def calibrate(plan: Any) -> dict[str, Any]:
     """Where each workload's MFU sits against the published runs (base case; one row per workload)."""
-    from ..plan.catalog import lookup
-    from .model import plan_physics
+    from .model import plan_physics  # on first use, not at import: loads openpyxl
 
     rows, seen = [], set()
     for row in plan_physics(plan):

@@ -29,8 +29,12 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from ..lineitems.scenario import Resolved
 from ..plan.catalog import MFU_WARNING, lookup
+from ..plan.inputs import input_cells
 from ..plan.model import Plan
+from ..sheetkit.market_labels import market_labels, priced_inputs
+from .calibration import published_mfus
 
 MFU_LOW, MFU_HIGH = 0.10, MFU_WARNING
 PARAMS_LOW, PARAMS_DENSE_HIGH = 1e6, 500e9
@@ -51,8 +55,6 @@ class Sanity:
 
 
 def _published() -> str:
-    from .calibration import published_mfus
-
     mfus = published_mfus()
     return f"{mfus[0]:.2f}-{mfus[-1]:.2f} (median {statistics.median(mfus):.2f})"
 
@@ -93,8 +95,6 @@ def plan_sanity(plan: Plan) -> list[Sanity]:
 def _stray_label_amounts(warn, plan: Plan) -> None:
     if not any(m.label for m in plan.markets):
         return
-    from ..plan.inputs import input_cells
-    from ..sheetkit.market_labels import market_labels, priced_inputs
 
     cells = input_cells(plan)
     for label in market_labels(plan, cells):
@@ -173,8 +173,7 @@ def _params(warn, key: str, params: Any, per_token: bool) -> None:
 
 def _against_model(warn, at: str, w: Any) -> None:
     """Hours given beside a model (`flops`): judge the implied MFU, or the stated ideal hours against 6ND."""
-    from ..lineitems.scenario import Resolved
-    from .model import run_physics
+    from .model import run_physics  # on first use, not at import: loads openpyxl
 
     if w.flops is None or w.hours_given == "flops" or _peak_missing(w):
         return
@@ -206,8 +205,7 @@ def _peak_missing(w: Any) -> bool:
 
 def impossible(plan: Plan) -> str | None:
     """The first physically impossible value: hours that deliver more FLOPs than the GPUs' peak."""
-    from ..lineitems.scenario import Resolved
-    from .model import run_physics
+    from .model import run_physics  # on first use, not at import: loads openpyxl
 
     for i, w in enumerate(plan.workloads):
         if w.flops is None or w.hours_given in ("flops", "ideal_gpu_hours") or _peak_missing(w):

@@ -22,7 +22,7 @@ def template_names() -> list[str]:
 
 def template_text(name: str) -> str:
     if name not in template_names():
-        from .model import suggest
+        from .model import suggest  # on first use, not at import: loads pydantic, pydantic_core
 
         raise UsageError(f"no template named `{name}`{suggest(name, template_names())} "
                          f"(templates: {', '.join(template_names())})")

@@ -11,12 +11,16 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..errors import PlanError
+from ..physics.sanity import impossible, plan_sanity
 from ..plaintext import visible
 from ..plan.catalog import plan_spelling
 from ..plan.model import GPU_PATTERN, ID_PATTERN, Plan, suggest
 from ..plan.templates import _templates_dir, template_description, template_names, template_text  # noqa: F401 - loader's API
 from ..plan.yamlsafe import parse_yaml_text, printable_key, read_plan_text
+from ..sheetkit.grid import BadName
 from ..strictness import STRICT
+from ..workbook.build import workbook_layout
+from ..xlsx.file_bytes import OLE_MAGIC, ZIP_MAGICS
 from .model import PLAN_MODEL
 
 DEFAULT_TEMPLATE = "finetune-13b-lora"
@@ -47,8 +51,6 @@ def resolve(spec: str | Path | None) -> tuple[str, str]:
 
 def _refuse_workbook(path: Path) -> None:
     """A workbook given as PLAN: say so and name the commands that read one, not "byte 0x50 is not UTF-8"."""
-    from ..xlsx.file_bytes import OLE_MAGIC, ZIP_MAGICS
-
     if not path.is_file():
         return  # read_plan_text says what it is instead (and a FIFO must not be opened)
     try:
@@ -104,7 +106,6 @@ def plan_from_data(data: Any, source: str = "<plan>", *, shaped_like: Plan | Non
         raise PlanError("the plan is nested too deeply", source=source) from None
     if shaped_like is None or _ids(plan) != _ids(shaped_like):
         refuse_unwritable(plan, source)
-    from ..physics.sanity import impossible
 
     problem = impossible(plan)
     if problem is not None:
@@ -127,9 +128,6 @@ def refuse_unwritable(plan: Plan, source: str) -> None:
     Checking here makes `show`, `generate`, `check` and `extract` agree on which
     plans are valid.
     """
-    from ..sheetkit.grid import BadName
-    from ..workbook.build import workbook_layout
-
     try:
         names = len(workbook_layout(plan))
     except BadName as exc:
@@ -253,8 +251,6 @@ def _allowed_keys(loc: tuple) -> list[str]:
 
 def plan_warnings(plan: Plan) -> list[str]:
     """Every sanity warning of a valid plan, one line each (`plan.sanity` holds the rules)."""
-    from ..physics.sanity import plan_sanity
-
     return [found.message for found in plan_sanity(plan)]
 
 

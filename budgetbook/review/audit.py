@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from ..sheetkit.embed import SHEET as EMBED_SHEET
 from ..xlsx.formula_text import CellNames, is_constant, normalize, references, to_names
 from .cycles import cells_in, cells_read
 from .findings import Finding, clipped, jsonable
@@ -189,8 +190,6 @@ def hidden_cells(book: OpenedWorkbook) -> list[Finding]:
     warning (one per sheet, row or column, naming the cells in it). The sheet
     holding the embedded plan is hidden by design and holds no inputs or figures.
     """
-    from ..workbook import EMBED_SHEET
-
     places: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for spec in book.layout:
         where = book.locate(spec.name) if spec.kind in ("input", "figure") else None

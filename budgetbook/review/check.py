@@ -24,6 +24,8 @@ from .months import compare_months
 from .physics_check import compare_physics
 from .readback import OpenedWorkbook, open_book, read_inputs
 from .scenario import computed_findings, in_scenario, read_ranges, read_scenario
+from .shape import shape_findings
+from .variance_check import compare_variance
 
 
 @dataclass
@@ -52,7 +54,6 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     report = CheckReport(str(path), list(book.findings))
     baseline = book.plan if plan_spec is None else load_plan(plan_spec)
     if plan_spec is not None:  # a plan of another shape cannot be this workbook's baseline (issue 15)
-        from .shape import shape_findings
 
         report.findings += shape_findings(book.plan, baseline, str(plan_spec))
     evaluated = book.evaluate()
@@ -80,8 +81,6 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
         report.findings += compare_physics(book, evaluated, current, rel_tol, end)
         report.findings += computed_findings(book, current, rel_tol, abs_tol)
         if book.actuals is not None:
-            from .variance_check import compare_variance
-
             report.findings += compare_variance(book, evaluated, current, rel_tol, abs_tol, end,
                                                 breakdown=reference, monthly=monthly)
     return report

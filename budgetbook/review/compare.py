@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ..errors import UsageError
 from .findings import Finding, clipped, jsonable
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: the CLI imports this at start-up, and these load pydantic and openpyxl
     from ..plan.model import Plan
     from ..reference import Breakdown, Figure
     from .readback import OpenedWorkbook
@@ -27,8 +28,6 @@ def tolerance_problem(value: float) -> str | None:
 
 def check_tolerances(rel_tol: float, abs_tol: float) -> None:
     """Refuse a NaN, infinite or negative tolerance before any work (a `UsageError`)."""
-    from ..errors import UsageError
-
     for what, value in (("rel_tol", rel_tol), ("abs_tol", abs_tol)):
         problem = tolerance_problem(value)
         if problem is not None:
@@ -47,7 +46,7 @@ def compare_figures(book: OpenedWorkbook, evaluated: dict[str, Any], reference: 
     With no `reference` (the inputs do not make a valid plan), the rows are
     the `baseline` plan's figures with no reference value, and nothing is judged.
     """
-    from ..reference import compute_breakdown
+    from ..reference import compute_breakdown  # not at import: the CLI imports this at start-up (pydantic)
     from .readback import is_error_value  # here, not above: the CLI reads the tolerances at start-up
 
     figures, findings = [], []

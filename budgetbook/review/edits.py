@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from openpyxl.utils.cell import column_index_from_string, coordinate_from_string, get_column_letter
 
 from ..plan.inputs import input_cells
+from ..sheetkit.embed import SHEET as EMBED_SHEET
 from ..xlsx.formula_text import CellNames, FormulaTextError, normalize, to_names
 from .readback import OpenedWorkbook, single_cell
 from .snapshot import Cell, Content, Dump, dump, rebuilt_dump
@@ -162,8 +163,6 @@ class _Differ:
 
     def _describe(self, title: str, row: int, col: int, g: tuple[_Key, Cell] | None,
                   c: tuple[_Key, Cell] | None) -> tuple[str, str]:
-        from ..workbook import EMBED_SHEET
-
         where = _a1(title, row, col)
         if title == EMBED_SHEET:  # the rebuild embeds the book's own plan text: its digest is what differs
             return where, "the hidden plan or its stamp was edited after generate (its digest no longer matches)"

@@ -15,6 +15,7 @@ from ..plan.comments import with_comments
 from ..plan.inputs import InputCell, input_cells, month_text
 from ..plan.numbers import Num
 from ..planfile.loader import plan_from_text
+from ..sheetkit.market_labels import label_text, market_labels
 from .findings import INPUT_PROBLEMS
 from .notes import edited_notes
 from .readback import OpenedWorkbook, evaluate_formula_inputs, open_book, read_inputs
@@ -111,8 +112,6 @@ def rewrite_plan(text: str, values: dict[tuple, Num], book: OpenedWorkbook) -> s
 def _relabel(data: Any, book: OpenedWorkbook, values: dict[tuple, Num]) -> None:
     """A market label citing a price that was edited says the new price, as the workbook's header did
     (else the extracted plan's label would state a price it no longer uses)."""
-    from ..sheetkit.market_labels import label_text, market_labels
-
     bases = {path: num.base for path, num in values.items()}
     for label in market_labels(book.plan, input_cells(book.plan)):
         if label.live and (text := label_text(label, bases)) != label.market.label:

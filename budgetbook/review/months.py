@@ -8,14 +8,12 @@ length out of the months the workbook was generated with).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..reference import MonthlyBreakdown
 from .compare import close_enough
 from .findings import Finding
-
-if TYPE_CHECKING:
-    from ..reference import MonthlyBreakdown
-    from .readback import OpenedWorkbook
+from .readback import OpenedWorkbook
 
 
 def compare_months(book: OpenedWorkbook, evaluated: dict[str, Any], monthly: MonthlyBreakdown,

@@ -7,14 +7,16 @@ error beyond the relative tolerance.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..plan.model import Plan
+from ..printing_physics import physics_rows  # on first use, not at import: loads openpyxl, pydantic, pydantic_core
 from .compare import close_enough
 from .findings import Finding, clipped, jsonable
-
-if TYPE_CHECKING:
-    from ..plan.model import Plan
-    from .readback import OpenedWorkbook
+from .readback import (
+    OpenedWorkbook,
+    is_error_value,  # on first use, not at import: loads openpyxl, pydantic, pydantic_core, yaml
+)
 
 ABS_TOL = 1e-9  # the figures are hours, shares and counts, not money: the currency tolerance does not apply
 
@@ -22,9 +24,6 @@ ABS_TOL = 1e-9  # the figures are hours, shares and counts, not money: the curre
 def compare_physics(book: OpenedWorkbook, evaluated: dict[str, Any], current: Plan,
                     rel_tol: float, scenario: str = "base") -> list[Finding]:
     """The Compute sheet's physical figures against the reference in the plan scenario the book is set to."""
-    from ..printing_physics import physics_rows
-    from .readback import is_error_value
-
     findings = []
     for name, _item, market, label, expected in physics_rows(current, scenario):
         where = book.locate(name)

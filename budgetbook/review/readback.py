@@ -16,12 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BudgetbookError, PlanError, WorkbookError
+from ..ledger.embed import read_embedded_actuals
 from ..plan.inputs import InputCell, input_cells
 from ..plan.model import Plan
 from ..plan.numbers import Num
 from ..plan.yamlsafe import parse_yaml_text
 from ..planfile.loader import plan_from_data
+from ..sheetkit.embed import SHEET, read_embedded_plan
+from ..workbook.build import build_book, workbook_blueprint, workbook_layout
+from ..xlsx.evaluate import evaluate_workbook
 from ..xlsx.formula_text import formula_of
+from ..xlsx.xstring import stored_texts
 from .cycles import cycle_through
 from .findings import Finding, clipped, jsonable
 
@@ -45,13 +50,9 @@ class OpenedWorkbook:
     @cached_property
     def blueprint(self) -> Any:
         """The workbook budgetbook writes for this book's plan, as plain data: its sheets, labels and names."""
-        from ..workbook.build import workbook_blueprint
-
         try:
             if self.actuals is not None:  # the Actuals and Variance sheets too: laid out for this book alone
                 import datetime as dt
-
-                from ..workbook.build import build_book
 
                 return build_book(self.plan, dt.date(2000, 1, 1), actuals=self.actuals)
             return workbook_blueprint(self.plan)
@@ -61,8 +62,6 @@ class OpenedWorkbook:
     @cached_property
     def layout(self) -> tuple:
         """Every cell budgetbook writes for this book's plan (check audits and scans it more than once)."""
-        from ..workbook.build import workbook_layout
-
         _ = self.blueprint  # laid out together; a plan that cannot be is reported there, in the book's words
         if self.actuals is not None:
             return tuple(self.blueprint.layout())
@@ -91,8 +90,6 @@ class OpenedWorkbook:
 
     def evaluate(self) -> dict[str, Any]:
         """{lower-case defined name: value}, evaluated from the bytes checked when the book was opened."""
-        from ..xlsx.evaluate import evaluate_workbook
-
         try:
             return {k.lower(): v for k, v in evaluate_workbook(self.data or self.path, self.wb).items()}
         except BudgetbookError as exc:
@@ -136,8 +133,7 @@ def single_cell(text: str) -> tuple[str, str] | None:
 
 
 def open_book(path: Path) -> OpenedWorkbook:
-    from ..workbook import read_embedded_plan
-    from ..xlsx.safety import load_xlsx
+    from ..xlsx.safety import load_xlsx  # on first use, not at import: loads defusedxml
 
     loaded = load_xlsx(path)
     if loaded.info.tables:
@@ -159,7 +155,6 @@ def open_book(path: Path) -> OpenedWorkbook:
         raise WorkbookError(f"its embedded plan is damaged: {exc.reason}", source=str(path)) from None
     names, findings = workbook_names(wb)
     findings = [Finding(kind, sentence) for kind, sentence in loaded.info.notes()] + findings
-    from ..ledger.embed import read_embedded_actuals
 
     try:
         actuals = read_embedded_actuals(wb, loaded.info.data, plan)
@@ -170,9 +165,6 @@ def open_book(path: Path) -> OpenedWorkbook:
 
 def _stored_plan_cells(wb, data: bytes) -> dict[str, str] | None:
     """The embedded plan's cells as stored in the file: openpyxl's reading of shared strings is lossy."""
-    from ..sheetkit.embed import SHEET
-    from ..xlsx.xstring import stored_texts
-
     return stored_texts(data, SHEET) if data and SHEET in wb.sheetnames else None
 
 

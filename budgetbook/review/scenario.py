@@ -8,19 +8,18 @@ current inputs in the workbook's scenario (`best` = the reference's `low`, `wors
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..plan.inputs import InputCell
+from ..plan.inputs import InputCell, input_cells
 from ..plan.numbers import Num
+from ..reference import Breakdown, at_end
 from ..sheetkit.scenario import CHOICES, DEFAULT, NAME, PLAN_SCENARIO
+from ..workbook.percentiles import COMPUTED_KEYS, simulated
+from ..workbook.sensitivity import TITLE
+from .compare import close_enough
 from .findings import Finding, clipped, jsonable
-from .readback import formula_of
-
-if TYPE_CHECKING:
-    from ..reference import Breakdown
-    from .readback import OpenedWorkbook
+from .readback import OpenedWorkbook, formula_of
 
 
 def read_scenario(book: OpenedWorkbook, evaluated: dict[str, Any]) -> tuple[str, list[Finding]]:
@@ -89,15 +88,6 @@ def in_scenario(breakdown: Breakdown, scenario: str) -> Breakdown:
     return at_end(breakdown, PLAN_SCENARIO[scenario])
 
 
-def at_end(breakdown: Breakdown, end: str) -> Breakdown:
-    """The breakdown with each figure's `value` its value in the plan scenario `end` (`base`, `low`, `high`)."""
-    if end == "base":
-        return breakdown
-    figures = [dataclasses.replace(f, value=f.value if getattr(f, end) is None else getattr(f, end))
-               for f in breakdown.figures]
-    return dataclasses.replace(breakdown, figures=figures)
-
-
 def computed_findings(book: OpenedWorkbook, current: Any, rel_tol: float, abs_tol: float) -> list[Finding]:
     """Warnings where the numbers budgetbook computed (Sensitivity totals, Summary percentiles) no longer fit
     the edited inputs: they are values, computed for the plan as generated, and do not move with an edit.
@@ -106,11 +96,6 @@ def computed_findings(book: OpenedWorkbook, current: Any, rel_tol: float, abs_to
     what budgetbook wrote); this is the other case, inputs edited, and only a warning: the fix is to
     extract the plan and generate again.
     """
-    from ..plan.inputs import input_cells
-    from ..workbook.percentiles import COMPUTED_KEYS, simulated
-    from ..workbook.sensitivity import TITLE
-    from .compare import close_enough
-
     if {c.name: c.num for c in input_cells(current)} == {c.name: c.num for c in input_cells(book.plan)}:
         return []
     expected: dict[str, float] = {}
@@ -118,7 +103,7 @@ def computed_findings(book: OpenedWorkbook, current: Any, rel_tol: float, abs_to
         for market, stats in simulated(current).markets.items():
             expected |= {f"sim_{key}_{market}": getattr(stats, key) for key in COMPUTED_KEYS}
     if TITLE in {sheet.title for sheet in book.blueprint.sheets}:
-        from ..ranges.sensitivity import sensitivity
+        from ..ranges.sensitivity import sensitivity  # on first use, not at import: loads numpy
 
         result = sensitivity(current)
         expected["sens_base"] = result.base

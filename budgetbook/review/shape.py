@@ -27,7 +27,7 @@ def entities(plan: Plan) -> Iterator[tuple[str, str]]:
 
 
 def _line_items(plan: Plan) -> list[str]:
-    from ..lineitems.registry import lines
+    from ..lineitems.registry import lines  # on first use, not at import: loads openpyxl
 
     return [line.id for line in lines(plan)]
 

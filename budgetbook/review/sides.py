@@ -20,7 +20,8 @@ from ..errors import BudgetbookError, UsageError, WorkbookError
 from ..plan.inputs import InputCell, input_cells
 from ..plan.model import Plan
 from ..reference import Breakdown, compute_breakdown
-from .findings import Finding
+from ..xlsx.file_bytes import ZIP_MAGICS
+from .findings import INPUT_PROBLEMS, Finding
 
 GIT_PREFIX = "git:"
 GIT_TIMEOUT = 60.0
@@ -58,7 +59,7 @@ def load_side(spec: str) -> Side:
     path = Path(spec)
     if is_workbook(path):
         return _from_workbook(path, spec)
-    from ..planfile.loader import _names_a_file, plan_from_text, resolve
+    from ..planfile.loader import _names_a_file, plan_from_text, resolve  # on first use, not at import: loads yaml
 
     source, text = resolve(spec)
     plan = plan_from_text(text, source)
@@ -67,8 +68,6 @@ def load_side(spec: str) -> Side:
 
 def is_workbook(path: Path) -> bool:
     """A file that is a zip archive (or named .xlsx/.xlsm): read as a workbook, not as plan text."""
-    from ..xlsx.file_bytes import ZIP_MAGICS
-
     if path.suffix.lower() in (".xlsx", ".xlsm"):
         return True
     if not path.is_file():
@@ -82,12 +81,11 @@ def is_workbook(path: Path) -> bool:
 
 def _from_workbook(path: Path, spec: str) -> Side:
     """A workbook's current inputs, read as `extract` reads them (refusing what it refuses), and its edits."""
-    from ..plan.yamlsafe import parse_yaml_text
-    from ..planfile.loader import plan_from_data
-    from . import audit, structure
-    from .extract import current_ranges, rewrite_plan
-    from .findings import INPUT_PROBLEMS
-    from .readback import evaluate_formula_inputs, open_book, read_inputs
+    from ..plan.yamlsafe import parse_yaml_text  # on first use, not at import: loads yaml
+    from ..planfile.loader import plan_from_data  # on first use, not at import: loads yaml
+    from . import audit, structure  # on first use, not at import: loads yaml
+    from .extract import current_ranges, rewrite_plan  # on first use, not at import: loads ruamel, yaml
+    from .readback import evaluate_formula_inputs, open_book, read_inputs  # on first use, not at import: loads yaml
 
     book = open_book(path)
     cells = input_cells(book.plan)
@@ -124,8 +122,8 @@ def _from_git(spec: str) -> Side:
             if is_workbook(copy):
                 side = _from_workbook(copy, spec)
             else:
-                from ..plan.yamlsafe import read_plan_text
-                from ..planfile.loader import plan_from_text
+                from ..plan.yamlsafe import read_plan_text  # on first use, not at import: loads yaml
+                from ..planfile.loader import plan_from_text  # on first use, not at import: loads yaml
 
                 text = read_plan_text(copy)
                 plan = plan_from_text(text, spec)

@@ -19,6 +19,11 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.utils.cell import get_column_letter
 
 from .. import __version__
+from ..sheetkit.embed import SHEET as EMBED_SHEET
+from ..sheetkit.embed import embed_plan, read_embedded_plan
+from ..workbook.build import build_book
+from ..workbook.computed import value_of
+from ..workbook.stamp import parse_date, read_stamp, write_stamp
 from .readback import OpenedWorkbook, single_cell
 
 Content = tuple  # ("f", formula) | ("n", float) | ("s", text) | ("b", bool) | ("o", repr)
@@ -144,9 +149,6 @@ def _target(text: str | None) -> str:
 
 def generation_facts(book: OpenedWorkbook) -> tuple[dt.date | None, str, bool]:
     """(date, version, stamped) the workbook was generated with: from its stamp, else from About."""
-    from ..workbook import EMBED_SHEET
-    from ..workbook.stamp import parse_date, read_stamp
-
     stamp = read_stamp(book.wb, EMBED_SHEET)
     if stamp is not None:
         return stamp.date, stamp.version, True
@@ -171,10 +173,6 @@ def rebuilt_dump(book: OpenedWorkbook) -> Dump:
     """
     from openpyxl import Workbook
 
-    from ..sheetkit.embed import embed_plan, read_embedded_plan
-    from ..workbook import EMBED_SHEET, build_book
-    from ..workbook.stamp import write_stamp
-
     today, version, stamped = generation_facts(book)
     today = today or dt.date.today()
     blueprint = build_book(book.plan, today, version, book.plan_text)
@@ -195,8 +193,6 @@ def rebuilt_dump(book: OpenedWorkbook) -> Dump:
 
 def _blueprint_cell(cell: Any) -> Cell | None:
     """A Blueprint cell as `to_openpyxl` writes it: plan text as text (illegal characters as `?`)."""
-    from ..workbook.computed import value_of
-
     value = value_of(cell.value)
     if value is None or value == "":
         return None

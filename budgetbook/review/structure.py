@@ -24,7 +24,10 @@ from typing import Any
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.utils.cell import column_index_from_string, coordinate_from_string, get_column_letter
 
+from ..ledger.embed import SHEET as ACTUALS_SHEET
+from ..sheetkit.embed import SHEET as EMBED_SHEET
 from ..workbook.computed import value_of
+from ..workbook.stamp import VALUE_COL, read_stamp
 from ..xlsx.xstring import unescape
 from .findings import WARNING, Finding
 from .readback import OpenedWorkbook, single_cell
@@ -62,9 +65,6 @@ def _capped(findings: list[Finding], what: str) -> list[Finding]:
 # ---------------------------------------------------------------- sheets and names
 
 def expected_sheets(book: OpenedWorkbook) -> list[str]:
-    from ..ledger.embed import SHEET as ACTUALS_SHEET
-    from ..workbook import EMBED_SHEET
-
     return [sheet.title for sheet in book.blueprint.sheets] + [EMBED_SHEET] + \
         ([ACTUALS_SHEET] if book.actuals is not None else [])
 
@@ -298,9 +298,6 @@ def _same_number(want: Any, have: Any) -> bool:
 
 
 def _stamp(book: OpenedWorkbook) -> list[Finding]:
-    from ..workbook import EMBED_SHEET
-    from ..workbook.stamp import VALUE_COL, read_stamp
-
     stamp = read_stamp(book.wb, EMBED_SHEET)
     if stamp is None:
         return [_structure(f"sheet `{EMBED_SHEET}` holds no digest of the embedded plan (a workbook from before "

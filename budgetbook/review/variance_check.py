@@ -9,15 +9,13 @@ Variance row at most (its first month that differs, and how many more do).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..ledger.variance import compute_variance
+from ..plan.model import Plan
 from .compare import close_enough
 from .findings import Finding
-
-if TYPE_CHECKING:
-    from ..plan.model import Plan
-    from .readback import OpenedWorkbook
+from .readback import OpenedWorkbook
 
 _MONTH = re.compile(r"_m(\d+)$")
 

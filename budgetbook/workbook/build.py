@@ -7,6 +7,9 @@ import weakref
 from typing import TYPE_CHECKING
 
 from .. import __version__
+from ..ledger.embed import embed_actuals
+from ..ledger.model import Actuals
+from ..ledger.sheets import build_actuals_sheets
 from ..lineitems.registry import LINE_ITEMS
 from ..plan.comments import input_comments
 from ..plan.model import Plan
@@ -17,15 +20,15 @@ from .about import build_about
 from .cash_flow import build_cash_flow
 from .checks import build_checks
 from .inputs_sheet import build_inputs
+from .openpyxl_book import to_openpyxl
 from .procurement import build_procurement
+from .protect import protect_workbook
 from .sensitivity import build_sensitivity
 from .stamp import write_stamp
 from .summary import build_summary
 
 if TYPE_CHECKING:  # the plan loader lays every plan out (`build_book`): `show` must not pay for openpyxl
     from openpyxl import Workbook
-
-    from ..ledger.model import Actuals
 
 def build_book(plan: Plan, today: dt.date | None = None, version: str = __version__,
                plan_text: str = "", actuals: Actuals | None = None) -> Blueprint:
@@ -48,8 +51,6 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
     build_sensitivity(book, plan)
     build_checks(book, plan, inp, actuals)
     if actuals is not None:
-        from ..ledger.sheets import build_actuals_sheets
-
         build_actuals_sheets(book, plan, actuals)
     for sheet in book.sheets:
         if sheet.role in ("calc", "output"):
@@ -93,15 +94,10 @@ def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None, *, 
 
     Every sheet is protected, inputs unlocked; `password` sets one (see `protect`).
     """
-    from .openpyxl_book import to_openpyxl
-    from .protect import protect_workbook
-
     today = today or dt.date.today()
     wb = to_openpyxl(build_book(plan, today, version, plan_text, actuals))
     embed_plan(wb, plan_text)
     if actuals is not None:
-        from ..ledger.embed import embed_actuals
-
         embed_actuals(wb, actuals)
     if stamp:
         embedded = read_embedded_plan(wb)

@@ -25,6 +25,7 @@ import zipfile
 from typing import Any
 from xml.etree import ElementTree
 
+from ..xlsx.cell_grid import Unsupported
 from ..xlsx.values import plain
 from ..xlsx.xstring import escape
 
@@ -103,8 +104,7 @@ def _fill_sheet(xml: bytes, sheet: str, values: dict[tuple[str, int, int], Any])
 
 def save_with_values(wb: Any) -> bytes:
     """The openpyxl workbook `wb` saved, with every formula cell's computed value cached."""
-    from ..xlsx.cell_grid import Unsupported
-    from ..xlsx.fasteval import evaluate_cells
+    from ..xlsx.fasteval import evaluate_cells  # on first use, not at import: loads numpy, openpyxl, schedula
 
     buffer = io.BytesIO()
     wb.save(buffer)

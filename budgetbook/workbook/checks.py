@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from ..ledger.model import Actuals
+from ..ledger.sheets import variance_checks
 from ..lineitems.registry import TOTAL, development_lines, lines
 from ..plan.model import Plan
 from ..sheetkit.grid import Blueprint, Sheet
 from ..sheetkit.names import Inputs
-
-if TYPE_CHECKING:
-    from ..ledger.model import Actuals
 
 RESULT_COL = 4
 FIRST_ROW = 6
@@ -64,7 +61,6 @@ def build_checks(book: Blueprint, plan: Plan, inp: Inputs, actuals: Actuals | No
                   f"=AND(ISNUMBER({x}_low),ISNUMBER({x}_high),{x}_low<={x},{x}<={x}_high,"
                   f"{x}_low{above}{x}_min,{x}_high<={x}_max)", f"chk_range_{x}")
     if actuals is not None:  # the Variance sheet, where bills were imported
-        from ..ledger.sheets import variance_checks
 
         for text, market, formula, name in variance_checks(plan, actuals):
             check("Variance", text, market, formula, name, market)

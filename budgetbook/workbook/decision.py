@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ..lineitems.registry import TOTAL
 from ..plan.model import Plan
+from ..ranges.ranged import ranged_inputs
 from ..sheetkit import style as st
 from ..sheetkit.grid import Blueprint, Sheet
 from ..sheetkit.market_labels import label_name, write_header
@@ -43,8 +44,6 @@ def first_column(plan: Plan) -> int:
 def build_decision(book: Blueprint, sheet: Sheet, plan: Plan, total_row: int) -> int:
     """Write the block on `sheet` (Summary, whose row `total_row` holds each market's total); returns
     the last row it uses."""
-    from ..ranges.ranged import ranged_inputs
-
     col = first_column(plan)
     money0 = st.money(plan.currency)
     ranged = bool(ranged_inputs(plan))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..plan.model import Plan
+from ..ranges.ranged import ranged_inputs
 from ..sheetkit import style as st
 from ..sheetkit.rows import CalcSheet, market_col
 from .computed import Computed, Lazy
@@ -23,15 +24,13 @@ COMPUTED_KEYS = tuple(key for key, _, _ in ROWS)  # every number this block writ
 
 
 def simulated(plan: Plan) -> Any:
-    from ..ranges.simulate import simulate
+    from ..ranges.simulate import simulate  # on first use, not at import: loads numpy
 
     return simulate(plan, SAMPLES, SEED, DISTRIBUTION)
 
 
 def add_percentiles(sheet: CalcSheet, plan: Plan) -> dict[str, int]:
     """The block, where the plan has ranges; returns each key's row (none without ranges)."""
-    from ..ranges.ranged import ranged_inputs
-
     if not ranged_inputs(plan):
         return {}
     result = Lazy.of(simulated, plan)

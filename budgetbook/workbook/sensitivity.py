@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from ..plan.model import Plan
+from ..ranges.ranged import ranged_inputs
 from ..sheetkit import style as st
 from ..sheetkit.grid import Blueprint
 from .computed import Computed, Lazy
@@ -29,14 +30,12 @@ DELTA_FORMULA = "={total}-{base}"
 
 
 def _result(plan: Plan) -> Any:
-    from ..ranges.sensitivity import sensitivity
+    from ..ranges.sensitivity import sensitivity  # on first use, not at import: loads numpy, openpyxl
 
     return sensitivity(plan)
 
 
 def build_sensitivity(book: Blueprint, plan: Plan) -> None:
-    from ..ranges.ranged import ranged_inputs
-
     count = len(ranged_inputs(plan))
     if not count:
         return  # nothing ranged: nothing to be sensitive to

@@ -73,7 +73,7 @@ def evaluate_workbook(source: str | os.PathLike | bytes, workbook: Any = None) -
     `workbook`, the openpyxl workbook of `source` when the caller has loaded it already, spares a
     second load (formulas kept, not read-only).
     """
-    from .fasteval import evaluate_fast
+    from .fasteval import evaluate_fast  # on first use, not at import: loads numpy, openpyxl, schedula
 
     _quiet_formulas_log()
     try:
@@ -85,8 +85,8 @@ def evaluate_workbook(source: str | os.PathLike | bytes, workbook: Any = None) -
 
 def _bound_model_work(source: str | os.PathLike | bytes, workbook: Any) -> None:
     """Refuse, before it starts, an ExcelModel evaluation that would build millions of cells (`model_cost`)."""
-    from .fasteval import Unsupported, load_workbook_of
-    from .model_cost import refuse_costly_model
+    from .fasteval import Unsupported, load_workbook_of  # on first use, not at import: loads numpy, openpyxl, schedula
+    from .model_cost import refuse_costly_model  # on first use, not at import: loads numpy, openpyxl, schedula
 
     if workbook is None:
         try:
@@ -183,7 +183,7 @@ def _first_bad_formula(path: Path) -> str | None:
 def _parses_with_signed_exponents(parser: Any, text: str) -> bool:
     from openpyxl.formula import Tokenizer
 
-    from .shapes import signed_exponent
+    from .shapes import signed_exponent  # on first use, not at import: loads numpy, openpyxl, schedula
 
     try:
         tokens = Tokenizer(text).items
