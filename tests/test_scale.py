@@ -66,7 +66,7 @@ def test_fast_evaluation_equals_excelmodel_exactly_on_a_portfolio(tmp_path):
     assert fast["checks_ok"] is True
 
 
-SCENARIO_FLAGS = ('=scenario="best"', '=scenario="worst"')  # workbook/scenario.py: text literals
+SCENARIO_FLAGS = ('=scenario="best"', '=scenario="worst"')  # sheetkit/scenario.py: text literals
 SCENARIO_TEXT_CELLS = SCENARIO_FLAGS  # text compared: left to formulas (Summary's `=scenario` copy is numeric's)
 
 def test_one_call_computes_a_run_of_cells_of_one_shape(tmp_path, monkeypatch):

@@ -1,6 +1,6 @@
 """The imported actuals kept inside the workbook, on the hidden sheet `_actuals`, as JSON text.
 
-Like the embedded plan (`workbook/embed.py`): split into cells of at most 32,000
+Like the embedded plan (`sheetkit/embed.py`): split into cells of at most 32,000
 UTF-16 units, each stored OOXML-escaped and written as text, read back from the
 package as stored. `check` holds the Actuals sheet's values and the Variance
 sheet's formulas against these facts; a re-import merges into them.
@@ -15,6 +15,7 @@ from ..errors import WorkbookError
 from ..sheetkit.embed import embed_text
 from ..xlsx.xstring import stored_texts, unescape
 from .model import UNMAPPED, Actuals
+from .sheets import line_ids, plan_months
 
 SHEET = "_actuals"
 MARKER = "budgetbook embedded actuals"
@@ -59,7 +60,6 @@ def read_embedded_actuals(wb: Any, data: bytes = b"", plan: Any = None) -> Actua
 
 
 def _refuse_foreign(actuals: Actuals, plan: Any) -> None:
-    from .sheets import line_ids, plan_months  # on first use, not at import: loads openpyxl, pydantic, pydantic_core
 
     markets, items, months = {m.id for m in plan.markets}, {i for i, _ in line_ids(plan)[:-1]}, set(plan_months(plan))
     for c in actuals.charges:

@@ -7,6 +7,7 @@ formula carries a bare number (FAST standard).
 from __future__ import annotations
 
 from ..plan.timing import DAYS_PER_MONTH, SETUP_MONTHS
+from ..sheetkit.style import PRICE_DECIMALS
 
 SECONDS_PER_HOUR = 3600
 HOURS_PER_DAY = 24
@@ -17,7 +18,7 @@ NONE = 0
 HOURS_PER_MONTH = HOURS_PER_DAY * DAYS_PER_MONTH
 CHECK_TOLERANCE = 1e-9
 EXACT_MATCH = 0
-PRICE_DIGITS = 4  # the decimals of the Inputs price format (`workbook.style.PRICE_DIGITS`, "#,##0.00##")
+PRICE_DIGITS = PRICE_DECIMALS  # the decimals of the Inputs price format (`sheetkit.style.PRICE_DIGITS`, "#,##0.00##")
 
 # (defined name, label, value, unit, source)
 CONSTANTS = (

@@ -20,7 +20,7 @@ The bands, with their evidence (`physics/calibration.py` holds the published run
 - stated ideal hours against the 6ND ideal when both are given: more than 3x apart.
 - a market's label that cites an amount none of the market's own prices has (`$2/GPU-hour` on a
   market priced at 3): the workbook shows it as written, stating a price the plan does not use,
-  and it cannot follow edits (a label citing one of its prices is live: `workbook.market_labels`).
+  and it cannot follow edits (a label citing one of its prices is live: `sheetkit.market_labels`).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from ..plan.inputs import input_cells
 from ..plan.model import Plan
 from ..sheetkit.market_labels import market_labels, priced_inputs
 from .calibration import published_mfus
+from .model import run_physics
 
 MFU_LOW, MFU_HIGH = 0.10, MFU_WARNING
 PARAMS_LOW, PARAMS_DENSE_HIGH = 1e6, 500e9
@@ -173,8 +174,6 @@ def _params(warn, key: str, params: Any, per_token: bool) -> None:
 
 def _against_model(warn, at: str, w: Any) -> None:
     """Hours given beside a model (`flops`): judge the implied MFU, or the stated ideal hours against 6ND."""
-    from .model import run_physics  # on first use, not at import: loads openpyxl
-
     if w.flops is None or w.hours_given == "flops" or _peak_missing(w):
         return
     base = run_physics(Resolved(w, "base"))
@@ -205,8 +204,6 @@ def _peak_missing(w: Any) -> bool:
 
 def impossible(plan: Plan) -> str | None:
     """The first physically impossible value: hours that deliver more FLOPs than the GPUs' peak."""
-    from .model import run_physics  # on first use, not at import: loads openpyxl
-
     for i, w in enumerate(plan.workloads):
         if w.flops is None or w.hours_given in ("flops", "ideal_gpu_hours") or _peak_missing(w):
             continue

@@ -1,7 +1,7 @@
 """The human title of every plan field: one table for the Inputs sheet's labels and the JSON Schema's titles.
 
 An editor reading the schema (yaml-language-server) shows the same words the workbook's Inputs rows
-read ("Model FLOPs utilization (MFU)", not `mfu`); `workbook/input_labels.py` builds the rows from it.
+read ("Model FLOPs utilization (MFU)", not `mfu`); `sheetkit/input_labels.py` builds the rows from it.
 """
 
 from __future__ import annotations

@@ -250,7 +250,7 @@ def _allowed_keys(loc: tuple) -> list[str]:
 
 
 def plan_warnings(plan: Plan) -> list[str]:
-    """Every sanity warning of a valid plan, one line each (`plan.sanity` holds the rules)."""
+    """Every sanity warning of a valid plan, one line each (`physics.sanity` holds the rules)."""
     return [found.message for found in plan_sanity(plan)]
 
 

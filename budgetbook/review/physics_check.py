@@ -1,7 +1,7 @@
 """`check` of the physical figures (issue 13): the Compute sheet's FLOP, GPU-hours, MFU, days and GPUs rows.
 
 They price nothing, so no money figure would notice a rewritten one: each is held against the
-reference (`physics.py`, recomputed from the workbook's own inputs) like a figure, a `mismatch`
+reference (`physics/model.py`, recomputed from the workbook's own inputs) like a figure, a `mismatch`
 error beyond the relative tolerance.
 """
 

@@ -45,7 +45,7 @@ class OpenedWorkbook:
     names: dict[str, tuple[str, str]]  # lower-case defined name -> (sheet title, "C7")
     findings: list[Finding] = field(default_factory=list)
     data: bytes = b""                  # the checked bytes: evaluate these, not the path again
-    actuals: Any = None                # the imported bills (`actuals.model.Actuals`), when it carries them
+    actuals: Any = None                # the imported bills (`ledger.model.Actuals`), when it carries them
 
     @cached_property
     def blueprint(self) -> Any:

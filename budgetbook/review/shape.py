@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..lineitems.registry import lines
 from ..plan.inputs import input_cells
 from ..plan.model import Plan
 from .findings import Finding
@@ -27,7 +28,6 @@ def entities(plan: Plan) -> Iterator[tuple[str, str]]:
 
 
 def _line_items(plan: Plan) -> list[str]:
-    from ..lineitems.registry import lines  # on first use, not at import: loads openpyxl
 
     return [line.id for line in lines(plan)]
 

@@ -29,7 +29,7 @@ _ESCAPE_LIKE = re.compile(r"_x[0-9A-Fa-f]{4}_")
 class BadName(PlanError):
     """A defined name the plan's ids make that a workbook cannot hold; `name` is the name.
 
-    The plan loader lays every plan out (`plan.loader.refuse_unwritable`) and names
+    The plan loader lays every plan out (`planfile.loader.refuse_unwritable`) and names
     the id in the message, so `show` refuses what `generate` cannot write.
     """
 

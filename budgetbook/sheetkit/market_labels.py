@@ -11,7 +11,7 @@ goes stale the moment finance types $3 into the price input. So, per market:
   market's section (`mkt_<market>_label`), and every header that shows it links to that cell
   (`hdr_<sheet>_<market>`, `dec_label_<market>`): one formula per market, following edits and the
   scenario switch;
-- an amount matching none of them stays text, and `plan.sanity` warns that the label states a price
+- an amount matching none of them stays text, and `physics.sanity` warns that the label states a price
   the plan does not use (`stray_amounts`);
 - a label citing no amount is written as text, exactly as before (no label cell, no header formulas).
 
@@ -27,7 +27,6 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from ..lineitems.units import PRICE_DIGITS
 from ..plan.inputs import InputCell
 from ..plan.model import Market, Plan
 from . import style as st
@@ -63,7 +62,7 @@ LITERAL_MAX = 255  # Excel's longest string constant inside a formula
 # format. Thousands only from 1,000: the `formulas` package formats `#,##0.00##` below 1 as "0,.023"
 # (LibreOffice and Gnumeric: "0.023"). ROUND first: at a half-way fifth decimal each engine rounds its
 # own way (2.00005: formulas "2.00", LibreOffice "2.0001"), after ROUND all three agree.
-DECIMALS = PRICE_DIGITS  # `k_price_digits`, the named constant the formula rounds to: the format's decimals
+DECIMALS = st.PRICE_DECIMALS  # `k_price_digits`, the named constant the formula rounds to: the format's decimals
 TEXT_FORMAT = f"[>=1000]{st.PRICE_DIGITS};{st.PRICE_DIGITS.removeprefix('#,##')}"
 PRICE_TEXT = 'TEXT(ROUND({price},k_price_digits),"' + TEXT_FORMAT + '")'
 

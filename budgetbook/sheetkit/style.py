@@ -78,6 +78,7 @@ def axis_money(currency: str) -> str:
 
 
 PRICE_DIGITS = "#,##0.00##"  # a price's digits (also the live market labels', `market_labels`)
+PRICE_DECIMALS = 4  # the decimals PRICE_DIGITS shows at most (`k_price_digits`, which a live label rounds to)
 
 
 def price(currency: str) -> str:

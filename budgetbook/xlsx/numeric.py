@@ -5,7 +5,7 @@ scipy (~0.6 s a process), each shape compiles in ~10 ms, and each call goes
 through numpy.vectorize. A budgetbook workbook needs a sliver of it: the four
 arithmetic operators, comparisons, `%`, unary minus, and SUM, AND, OR,
 ISNUMBER, ABS, IF, MAX, MIN and CHOOSE, over numbers and the booleans checks produce; and, for the live
-market labels (`workbook/market_labels.py`), text: a reference to text, text literals joined with
+market labels (`sheetkit/market_labels.py`), text: a reference to text, text literals joined with
 `&`, ROUND to whole digits and TEXT in one family of price formats. This module
 evaluates exactly that sliver on plain numbers, a whole column of cells of one
 shape per call, and refuses everything else, cell by cell, so `fasteval` hands

@@ -2,7 +2,7 @@
 
 FAST's rule (one consistent formula per row) is a statement about R1C1 text: `=C8*C9` in column C
 and `=D8*D9` in column D are both `=R[-2]C*R[-1]C`. The calculation sheets hold each row to it
-(`workbook.rows`), and the tests hold every generated workbook to it. References keep their `$`
+(`sheetkit.rows`), and the tests hold every generated workbook to it. References keep their `$`
 (`$C$5` is `R5C3` wherever it is written), sheet prefixes and defined names stay as written,
 string literals are never touched (openpyxl's tokenizer finds the references).
 """
