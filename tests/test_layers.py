@@ -4,10 +4,11 @@ Every module is parsed with `ast`; its imports are read at module level, inside 
 inside `if TYPE_CHECKING:` blocks alike, resolved to budgetbook's own modules, and the graph
 must have no cycle. An import of the project's own code inside a function (or in a TYPE_CHECKING
 block, which once hid cycles) is allowed only where it keeps a heavy third-party module off the
-import path: the line says so in a comment, and the module it imports does load a heavy module (at
-its own module level, or through what it imports there) that is not loaded already on at least one
-way the importing module gets loaded (alone, or inside each module that imports it). `cli.py` and `api.py` import each command's modules lazily by design. No module is over
-450 lines.
+import path: the line says so in a comment, and the module it imports does load a heavy module
+(at its own module level, or through what it imports there) that is not loaded already on at
+least one way the importing module gets loaded (alone, or inside each module that imports it).
+`cli.py` and `api.py` import each command's modules lazily by design. No module is over 450
+lines.
 """
 
 from __future__ import annotations

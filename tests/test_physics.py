@@ -372,7 +372,8 @@ def test_show_table_prints_the_physics_whole(capsys):
 
 @needs_libreoffice
 def test_libreoffice_computes_the_physics_rows_as_the_reference(tmp_path):
-    """The independent oracle: LibreOffice's recalculation of every physics row equals `physics/model.py` (one conversion)."""
+    """The independent oracle: LibreOffice's recalculation of every physics row equals `physics/model.py`
+    (one conversion)."""
     markets = [MARKET, {"id": "mix", "hybrid": {"assign": {w["id"]: "rent" for w in CROSS}, "runs": {"rep": 2}}}]
     text = plan_text(*CROSS, markets=markets)
     plan = plan_from_text(text)
