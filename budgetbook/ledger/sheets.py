@@ -24,7 +24,7 @@ billed) where the bills carry quantities.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from decimal import Decimal
 
 from ..lineitems.phasing import month_count
 from ..lineitems.registry import TOTAL, development_lines
@@ -34,9 +34,6 @@ from ..sheetkit import style as st
 from ..sheetkit.grid import Blueprint, Sheet, a1
 from ..sheetkit.names import Inputs
 from .model import Actuals
-
-if TYPE_CHECKING:
-    from decimal import Decimal
 
 ACTUALS, VARIANCE = "Actuals", "Variance"
 TOTAL_COL, FIRST = 3, 4

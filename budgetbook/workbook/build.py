@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import weakref
-from typing import TYPE_CHECKING
+
+from openpyxl import Workbook
 
 from .. import __version__
 from ..ledger.embed import embed_actuals
@@ -27,8 +28,6 @@ from .sensitivity import build_sensitivity
 from .stamp import write_stamp
 from .summary import build_summary
 
-if TYPE_CHECKING:  # the plan loader lays every plan out (`build_book`): `show` must not pay for openpyxl
-    from openpyxl import Workbook
 
 def build_book(plan: Plan, today: dt.date | None = None, version: str = __version__,
                plan_text: str = "", actuals: Actuals | None = None) -> Blueprint:
