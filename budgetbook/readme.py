@@ -1,5 +1,5 @@
 """The README's generated parts: the plan keys (from the plan model), the sheets and the name prefixes
-(from the line-item registry). `tests/test_docs.py` fails when README.md drifts from them;
+(from the line-item registry). `tests/docs/test_docs.py` fails when README.md drifts from them;
 `python -m budgetbook.readme README.md` rewrites them in place.
 """
 

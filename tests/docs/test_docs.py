@@ -12,7 +12,7 @@ from budgetbook.cli import main
 from budgetbook.plan.schema import plan_keys
 from budgetbook.readme import SECTIONS, block
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
