@@ -47,6 +47,7 @@ class Section:
     validate: Callable[[Plan], None] | None = None      # cross-references; raises ValueError("`key.path`: ...")
     gpus: Callable[[Plan], set[str]] | None = None      # GPUs every priced market must price for it
     examples: tuple[Any, ...] = ()                      # valid values of the key (docs, random test plans)
+    warnings: Callable[[Plan], list[tuple[str, str]]] | None = None  # (key path, line): sanity warnings
 
     def of(self, plan: Plan) -> Any:
         """This section of a plan (or of a plan seen in one scenario)."""
