@@ -1,12 +1,14 @@
-"""The README's generated parts: the plan keys (from the plan model), the sheets and the name prefixes
-(from the line-item registry). `tests/test_docs.py` fails when README.md drifts from them;
-`python -m budgetbook.readme README.md` rewrites them in place.
+"""The documentation's generated parts: the plan keys (from the plan model), the sheets and the name
+prefixes (from the line-item registry), each between `<!-- generated:NAME -->` markers in whichever page
+holds it (docs/plans.md, docs/workbook.md). `tests/docs/test_docs.py` fails when a page drifts from them;
+`python -m budgetbook.readme` rewrites them in place in README.md and every docs/*.md (or in the files named).
 """
 
 from __future__ import annotations
 
 import re
 import sys
+import textwrap
 import typing
 from pathlib import Path
 from typing import Any
@@ -90,24 +92,30 @@ def plan_keys_table() -> str:
     return "\n".join(head + _rows(PLAN_MODEL, ""))
 
 
+def _wrapped(text: str, first: str, width: int = 110) -> list[str]:
+    """`text` after `first`, wrapped at `width` with a two-space hanging indent (a Markdown list entry)."""
+    return textwrap.wrap(text, width, initial_indent=first, subsequent_indent="  ", break_on_hyphens=False,
+                         break_long_words=False)
+
+
 def sheets_table() -> str:
-    rows = ["| sheet | what it holds |", "|---|---|",
-            "| `About` | what the workbook is, how to edit and verify it, its sheets |",
-            "| `Inputs` | every assumption (value, low, high, unit, source, allowed range), then named constants |"]
+    """The sheets in tab order, one list entry each: a line item's entry is its rule (`LineItem.doc`)."""
+    entries = [("`About`", "what the workbook is, how to edit and verify it, its sheets"),
+               ("`Inputs`", "every assumption (value, low, high, unit, source, allowed range), then named constants")]
     for li in LINE_ITEMS:
         title = f"`{li.fixed_title}`" if li.fixed_title else (
-            "one per further item" if li.section is not None and li.section.key == "items" else "(on `Compute`)")
-        rows.append(f"| {title} | {li.doc} |")
-    rows += ["| `Summary` | every figure per market, the three magnitudes apart, a chart |",
-             "| `Procurement` | markets side by side, the cheapest total highlighted |",
-             "| `Cash flow` | months across: each development line per market (a row per workload or role, spread by "
-             "its timing flag), the total and the cumulative spend per market, a chart of it; the Checks sheet "
-             "holds each row's months against its figure |",
-             "| `Sensitivity` | each ranged input alone at its low and at its high, ranked by swing (totals computed "
-             "by budgetbook, swing and bars live), a tornado chart; where the plan has ranges |",
-             "| `Checks` | the workbook checking itself; the master check `checks_ok` |",
-             f"| `{FRAME_TITLES[-1]}` (hidden) | the plan the workbook was generated from |"]
-    return "\n".join(rows)
+            "One per further item" if li.section is not None and li.section.key == "items" else "(on `Compute`)")
+        entries.append((title, li.doc))
+    entries += [("`Summary`", "every figure per market, the three magnitudes apart, a chart"),
+                ("`Procurement`", "markets side by side, the cheapest total highlighted"),
+                ("`Cash flow`", "months across: each development line per market (a row per workload or role, spread "
+                 "by its timing flag), the total and the cumulative spend per market, a chart of it; the Checks sheet "
+                 "holds each row's months against its figure"),
+                ("`Sensitivity`", "each ranged input alone at its low and at its high, ranked by swing (totals "
+                 "computed by budgetbook, swing and bars live), a tornado chart; where the plan has ranges"),
+                ("`Checks`", "the workbook checking itself; the master check `checks_ok`"),
+                (f"`{FRAME_TITLES[-1]}` (hidden)", "the plan the workbook was generated from")]
+    return "\n".join(line for title, text in entries for line in _wrapped(text, f"- **{title}**: "))
 
 
 def prefixes_table() -> str:
@@ -139,6 +147,14 @@ def rewrite(text: str) -> str:
     return text
 
 
+def pages(root: Path) -> list[Path]:
+    """The documentation pages: README.md and docs/*.md."""
+    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+
+
 if __name__ == "__main__":
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
-    target.write_text(rewrite(target.read_text(encoding="utf-8")), encoding="utf-8")
+    for target in [Path(arg) for arg in sys.argv[1:]] or pages(Path.cwd()):
+        text = target.read_text(encoding="utf-8")
+        if rewrite(text) != text:
+            target.write_text(rewrite(text), encoding="utf-8")
+            print(f"rewrote {target}")

@@ -5,7 +5,7 @@ Actuals and Variance pages).
     python samples/regenerate.py            # workbooks and PNGs (needs soffice and pdftoppm)
     python samples/regenerate.py --no-png   # workbooks only
 
-`tests/test_workbook_samples.py` fails, with a readable diff, when the builder's
+`tests/workbook/test_samples.py` fails, with a readable diff, when the builder's
 output drifts from the committed workbooks: rerun this script and review the diff.
 """
 

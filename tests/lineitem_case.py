@@ -1,17 +1,18 @@
 """A worked example through both implementations: the reference model and the workbook's formulas.
 
-Each `test_lineitem_*.py` states one line item's rule on a small plan with
+Each `lineitems/test_*.py` states one line item's rule on a small plan with
 numbers a reader can check by hand, then asserts both implementations give them.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import yaml
 
 from budgetbook.planfile.loader import plan_from_text
-from budgetbook.reference import compute_breakdown
+from budgetbook.reference import compute_breakdown, compute_monthly
 from budgetbook.workbook.write import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
@@ -42,3 +43,16 @@ def assert_figures(tmp_path: Path, text: str, expected: dict[str, float]) -> dic
         assert reference[name] == value or abs(reference[name] - value) <= 1e-9 * abs(value), (name, reference[name])
         assert abs(workbook[name] - value) <= 1e-9 * abs(value), (name, workbook[name])
     return reference
+
+
+def assert_cash_flow_matches_reference(plan, values: dict) -> None:
+    """Every month of every line and total, and the cumulative spend, as the reference computes them."""
+    monthly = compute_monthly(plan)
+    for row in monthly.rows:
+        for n, expected in enumerate(row.values, 1):
+            got = values[f"cf_{row.item}_{row.market}_m{n}"]
+            assert math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-6), \
+                f"{row.item} {row.market} month {n}: workbook {got!r} != reference {expected!r}"
+    for market in monthly.markets:
+        for n, expected in enumerate(monthly.cumulative(market), 1):
+            assert math.isclose(values[f"cf_cum_{market}_m{n}"], expected, rel_tol=1e-9, abs_tol=1e-6)

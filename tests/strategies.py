@@ -13,6 +13,7 @@ import yaml
 from hypothesis import strategies as st
 
 from budgetbook.lineitems.registry import LINE_ITEMS
+from budgetbook.plan.model import WORKLOAD_KINDS
 from budgetbook.planfile.model import PLAN_MODEL
 
 # ids with and without underscores that cannot run into each other in workbook names
@@ -20,7 +21,16 @@ MARKET_IDS = ("aws_on_demand", "neo", "market_b", "dc")
 WORKLOAD_IDS = ("pretrain", "sweep_a", "ablation", "rl")
 ITEM_IDS = ("data", "eval_suite", "hardware")
 GPUS = ("H100_SXM", "A100", "H800", "TPU_v5")  # TPU_v5 is not in the catalog: needs peak_tflops
+WITH_FP8 = ("H100_SXM", "H800")  # the catalog's A100 has no FP8 peak: `precision: fp8` needs peak_tflops
 TEXTS = ("", "Plain label", "=SUM(A1:A3)", "+1 hidden", "-minus", "@at", "Données & coûts <x>")
+AS_OF = ("2025-11-30", "2026-01-01")
+
+
+def note(draw, data: dict) -> dict:
+    """`data` with a `note` half the time (notes reach the sheets as text, and come back out through `extract`)."""
+    if draw(st.booleans()):
+        data["note"] = draw(st.sampled_from(TEXTS[1:]))
+    return data
 
 
 def value(lo: float, hi: float, *, ranged: bool = True):
@@ -59,7 +69,8 @@ def checkpoints(draw) -> dict:
 @st.composite
 def workload(draw, wid: str) -> dict:
     gpu = draw(st.sampled_from(GPUS))
-    data: dict = {"id": wid, "gpu": gpu, "label": draw(st.sampled_from(TEXTS))}
+    data: dict = {"id": wid, "gpu": gpu, "label": draw(st.sampled_from(TEXTS)),
+                  "kind": draw(st.sampled_from(WORKLOAD_KINDS))}
     way = draw(st.sampled_from(("ideal_gpu_hours", "flops", "cluster", "allocated_gpu_hours")))
     if way == "ideal_gpu_hours":
         data["ideal_gpu_hours"] = draw(value(1, 1e6))
@@ -78,6 +89,12 @@ def workload(draw, wid: str) -> dict:
             data["mfu"] = draw(value(0.2, 0.6))
     if gpu == "TPU_v5" or draw(st.integers(0, 4)) == 0:
         data["peak_tflops"] = draw(value(100, 1500))
+    if (gpu in WITH_FP8 or "peak_tflops" in data) and draw(st.booleans()):
+        data["precision"] = draw(st.sampled_from(("bf16", "fp8")))
+    if draw(st.booleans()):  # physics only (wall-clock days, GPUs for a deadline): no cost reads them
+        data["gpus"] = draw(value(1, 4096))
+    if draw(st.booleans()):
+        data["deadline_days"] = draw(value(1, 365))
     if draw(st.booleans()):
         data["runs"] = draw(value(0, 5))
     if draw(st.booleans()):
@@ -86,7 +103,7 @@ def workload(draw, wid: str) -> dict:
     if draw(st.integers(0, 2)):
         data["checkpoints"] = draw(checkpoints())
     data |= draw(timing(months=True))
-    return data
+    return note(draw, data)
 
 
 START_MONTHS = ("2026-01", "2026-02", "2026-07", "2027-01")  # months at or after PLAN_STARTS[0]
@@ -120,7 +137,7 @@ def market(draw, mid: str, gpus: set[str]) -> dict:
         data["egress_per_gb"] = draw(value(0, 0.15))
     if draw(st.booleans()):
         data["extra_engineering_days"] = draw(value(0, 10))
-    return data
+    return note(draw, data)
 
 
 @st.composite
@@ -136,14 +153,14 @@ def serving_section(draw) -> dict | None:
         serving["tokens_per_request"] = draw(value(0, 4000))
     if draw(st.booleans()):
         serving["api_price_per_million_tokens"] = draw(value(0, 20))
-    return serving
+    return note(draw, serving)
 
 
 @st.composite
 def people_section(draw) -> dict | None:
-    roles = [{"role": draw(st.sampled_from(TEXTS[1:])), "count": draw(value(0, 20)),
-              "months": draw(value(0, 24)), "monthly_cost": draw(value(0, 1e5))} | draw(timing(months=False))
-             for _ in range(draw(st.integers(0, 2)))]
+    roles = [note(draw, {"role": draw(st.sampled_from(TEXTS[1:])), "count": draw(value(0, 20)),
+                         "months": draw(value(0, 24)), "monthly_cost": draw(value(0, 1e5))}
+                  | draw(timing(months=False))) for _ in range(draw(st.integers(0, 2)))]
     if not roles and not draw(st.booleans()):
         return None
     people: dict = {"roles": roles}
@@ -163,8 +180,15 @@ def items_section(draw) -> list | None:
         else:  # quantity x unit price
             item |= {"quantity": draw(value(0, 1e4)), "unit_price": draw(value(0, 1e3)),
                      "unit": draw(st.sampled_from(("", "TB", "evaluations")))}
-        out.append(item)
+        out.append(note(draw, item))
     return out or None
+
+
+@st.composite
+def contingency_section(draw) -> dict | None:
+    if not draw(st.booleans()):
+        return None
+    return note(draw, {"share": draw(value(0, 0.5))})
 
 
 def from_examples(section) -> st.SearchStrategy:
@@ -176,14 +200,17 @@ def from_examples(section) -> st.SearchStrategy:
 @st.composite
 def commitment(draw, market_id: str, gpu: str) -> dict:
     """A block on a priced market: sized so that random workloads leave it idle, fill it, or overflow it."""
-    return {"market": market_id, "gpu": gpu, "gpus": draw(value(1, 2048)), "term_months": draw(value(0.5, 6)),
-            "fallback_price_per_gpu_hour": draw(value(0.5, 12))} | draw(timing(months=False))
+    return note(draw, {"market": market_id, "gpu": gpu, "gpus": draw(value(1, 2048)),
+                       "term_months": draw(value(0.5, 6)), "fallback_price_per_gpu_hour": draw(value(0.5, 12))}
+                | draw(timing(months=False)))
 
 
-# one strategy per plan section a line item owns (test_registry checks none is missing); commitments name
-# markets, so `plan_data` draws them once the markets are known
+# one strategy per plan section a line item owns; commitments name markets, so `plan_data` draws them once
+# the markets are known. tests/plan/test_random_plans_cover_the_model.py fails when a section has none, or
+# when a field of the plan model (any section's, at any depth) is never drawn: a section's `examples` alone
+# do not count, and are drawn here only until its strategy is written
 SECTION_STRATEGIES = {"people": people_section(), "items": items_section(), "serving": serving_section(),
-                      "commitments": st.none()}
+                      "contingency": contingency_section(), "commitments": st.none()}
 
 
 def section_strategy(section) -> st.SearchStrategy:
@@ -217,6 +244,8 @@ def plan_data(draw) -> dict:
                       + (sections.get("people") or {}).get("roles", []))
     if with_months or draw(st.booleans()):
         data["start"] = PLAN_STARTS[0] if with_months else draw(st.sampled_from(PLAN_STARTS))
+    if draw(st.booleans()):
+        data["as_of"] = draw(st.sampled_from(AS_OF))
     return data | sections
 
 

@@ -50,6 +50,7 @@ class Section:
     validate: Callable[[Plan], None] | None = None      # cross-references; raises ValueError("`key.path`: ...")
     gpus: Callable[[Plan], set[str]] | None = None      # GPUs every priced market must price for it
     examples: tuple[Any, ...] = ()                      # valid values of the key (docs, random test plans)
+    warnings: Callable[[Plan], list[tuple[str, str]]] | None = None  # (key path, line): sanity warnings
 
     def of(self, plan: Plan) -> Any:
         """This section of a plan (or of a plan seen in one scenario)."""
@@ -103,9 +104,11 @@ def report_lines(items: tuple[LineItem, ...], plan: Any) -> list[Line]:
     return [line for line in found if line.in_total] + [line for line in found if not line.in_total]
 
 
-def reserved_line_ids(items: tuple[LineItem, ...]) -> set[str]:
-    """Ids a plan's further `items` may not take: they name lines of their own."""
-    return {TOTAL.id} | {line.id for li in items for line in li.known_lines}
+def built_in_lines(items: tuple[LineItem, ...]) -> dict[str, str]:
+    """Line id -> whose it is, for every line `items` may report and the total: a plan's further
+    `items` of one of these ids take `<id>_item` as their line (`items.line_ids`)."""
+    return {TOTAL.id: f"`{TOTAL.label}`"} | {line.id: f"`{line.label}`, line item {li.id!r}"
+                                            for li in items for line in li.known_lines}
 
 
 def reserved_titles(items: tuple[LineItem, ...]) -> set[str]:

@@ -3,6 +3,11 @@
 Rule: a cost the plan gives directly (`cost`), or quantity x unit price
 (`quantity` of `unit` at `unit_price`: 40 TB of data at $120 per TB). Over
 time, an item is paid in the plan's first month.
+
+An item's line (its figures `<line>_<market>`, `show`'s `item`) is its own id, unless a built-in
+line item reports a line of that id, today's or one added later: then its line is `<id>_item`
+(`<id>_item_item` if the plan has an item of that id too), with a warning. So a new built-in line
+never breaks a plan, and an item's other names (`item_<id>_*` inputs, `itm_<id>_*` rows) never change.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from ..sheetkit.cash_flow import CashFlow
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet
-from .base import Line, LineItem, Section, reserved_line_ids, reserved_titles, rule
+from .base import Line, LineItem, Section, built_in_lines, reserved_titles, rule
 from .phasing import FIRST_MONTH
 from .scenario import MarketView
 
@@ -68,30 +73,58 @@ def input_cells(plan: Plan) -> list[InputCell]:
 
 
 def validate(plan: Plan) -> None:
-    items = _items(plan)
-    unique_ids("items", [item.id for item in items])
-    for i, item in enumerate(items):
-        if item.id in reserved_line_ids(plan.LINE_ITEMS):
-            raise ValueError(f"`items[{i}].id`: `{item.id}` is reserved for a line item of its own")
+    unique_ids("items", [item.id for item in _items(plan)])
+
+
+LINE_SUFFIX = "_item"  # an item whose id a built-in line has: its line is `<id>_item`
+
+
+def line_ids(plan: Any) -> dict[str, str]:
+    """Item id -> its line id: the id itself, or `<id>_item` (`_item_item`...) where a built-in line has the id."""
+    built_in = built_in_lines(plan.LINE_ITEMS)
+    taken = set(built_in) | {item.id for item in _items(plan)}
+    out: dict[str, str] = {}
+    for item in _items(plan):
+        line = item.id
+        while line in built_in or (line != item.id and line in taken):
+            line += LINE_SUFFIX
+        taken.add(line)
+        out[item.id] = line
+    return out
+
+
+def warnings(plan: Plan) -> list[tuple[str, str]]:
+    """(key path, line) for each item whose id a built-in line has: its figures are renamed."""
+    built_in, found = built_in_lines(plan.LINE_ITEMS), []
+    for i, (item_id, line) in enumerate(line_ids(plan).items()):
+        if line != item_id:
+            key = f"items[{i}].id"
+            found.append((key, f"`{key}`: `{item_id}` is also the id of a built-in line ({built_in[item_id]}), so "
+                               f"this item's figures are named `{line}_<market>` (`show`'s item `{line}`): give the "
+                               "item another id to choose its names"))
+    return found
 
 
 SECTION = Section("items", list[Item], Field(default_factory=list, max_length=50), "Other items", "item_", input_cells,
-                  validate=validate)
+                  validate=validate, warnings=warnings)
 
 
 def lines(plan: Plan) -> list[Line]:
-    return [Line(item.id, item.title) for item in _items(plan)]
+    ids = line_ids(plan)
+    return [Line(ids[item.id], item.title) for item in _items(plan)]
 
 
 # --- the reference rule -------------------------------------------------------------------
 
 def reference(view: MarketView) -> dict[str, float]:
-    return {item.id: item.cost if item.cost is not None else item.quantity * item.unit_price
+    ids = line_ids(view.plan)
+    return {ids[item.id]: item.cost if item.cost is not None else item.quantity * item.unit_price
             for item in view.plan.items}
 
 
 def monthly(view: MarketView) -> dict[str, list[float]]:
-    return {item.id: view.spread(view.lines[item.id], FIRST_MONTH) for item in view.plan.items}
+    ids = line_ids(view.plan)
+    return {ids[item.id]: view.spread(view.lines[ids[item.id]], FIRST_MONTH) for item in view.plan.items}
 
 
 # --- the sheets ---------------------------------------------------------------------------
@@ -145,8 +178,10 @@ def sheet_titles(plan: Plan, taken: set[str]) -> list[str]:
 
 
 def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
+    ids = line_ids(plan)
     titles = sheet_titles(plan, reserved_titles(plan.LINE_ITEMS))
     for i, (item, title) in enumerate(zip(_items(plan), titles, strict=True)):
+        line = ids[item.id]
         how = "A cost the plan gives directly" if item.cost is not None else "Quantity x unit price"
         sheet = CalcSheet(book, plan, title, "calc", item.label or item.id,
                           f"{how} (item `{item.id}`); the same on every market.")
@@ -155,7 +190,7 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
         money = st.money(plan.currency)
         key = ("items", i)
         if item.cost is not None:
-            sheet.row(item.label or item.id, plan.currency, money, "={cost}", item.id, kind="figure", item=item.id,
+            sheet.row(item.label or item.id, plan.currency, money, "={cost}", line, kind="figure", item=line,
                       cost=inp[key + ("cost",)])
             continue
         quantity = sheet.row("Quantity", item.unit or "units", st.COUNT, "={quantity}", f"itm_{item.id}_quantity",
@@ -164,16 +199,18 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                           st.money(plan.currency, 2), "={price}", f"itm_{item.id}_unit_price",
                           price=inp[key + ("unit_price",)])
         sheet.row(f"{item.label or item.id} (quantity x price)", plan.currency, money, "={quantity}*{price}",
-                  item.id, kind="figure", item=item.id, quantity=quantity, price=price)
+                  line, kind="figure", item=line, quantity=quantity, price=price)
 
 
 def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
+    ids = line_ids(plan)
     for item in _items(plan):
+        line = ids[item.id]
         cf.section(item.title)
         for m in plan.markets:
-            row = cf.spread(f"{item.title}: paid", f"{item.id}_{m.id}", cf.flags["first"], f"cf_itm_{item.id}_{m.id}",
-                            m, item.id)
-            cf.line(item.id, item.title, m, [row])
+            row = cf.spread(f"{item.title}: paid", f"{line}_{m.id}", cf.flags["first"], f"cf_itm_{item.id}_{m.id}",
+                            m, line)
+            cf.line(line, item.title, m, [row])
         cf.gap()
 
 

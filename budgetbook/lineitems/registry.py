@@ -48,28 +48,61 @@ FRAME_PREFIXES = {
 }
 
 
+def _prefix_owners(line_items: tuple[LineItem, ...]) -> list[tuple[str, str]]:
+    """Every defined-name prefix with who owns it: the frame, an item's calculations, a section's inputs."""
+    owners = [(prefix, f"the frame's prefix {prefix!r} ({meaning.split(' (')[0]})")
+              for prefix, meaning in FRAME_PREFIXES.items()]
+    owners += [(li.name_prefix, f"the name prefix {li.name_prefix!r} of line item {li.id!r}")
+               for li in line_items if li.name_prefix]
+    owners += [(li.section.input_prefix, f"the input prefix {li.section.input_prefix!r} of the `{li.section.key}:` "
+                                         f"section of line item {li.id!r}") for li in line_items if li.section]
+    return owners
+
+
+def _refuse_shared_prefixes(line_items: tuple[LineItem, ...]) -> None:
+    """Inputs, calculations and the frame's cells share one namespace of defined names: no prefix may equal
+    another, or begin it (every name under `srv_api_` would be under `srv_` too)."""
+    owners = _prefix_owners(line_items)
+    for i, (prefix, owner) in enumerate(owners):
+        for other, other_owner in owners[i + 1:]:
+            if other.lower().startswith(prefix.lower()) or prefix.lower().startswith(other.lower()):
+                how = "is also" if prefix.lower() == other.lower() else "overlaps"
+                raise RegistryClash(
+                    f"{other_owner} {how} {owner}: section inputs, line-item calculations and the frame's "
+                    "cells share one namespace of defined names; give one of them a prefix of its own")
+
+
+class RegistryClash(ValueError):
+    """Two registered line items (or one and the frame) claim one id, title, prefix or plan key."""
+
+
 def _refuse_clashes(line_items: tuple[LineItem, ...]) -> None:
     def unique(what: str, values: list[str]) -> None:
         seen: set[str] = set()
         for value in values:
             if value.lower() in seen:
-                raise ValueError(f"two line items share the {what} {value!r}")
+                raise RegistryClash(f"two line items share the {what} {value!r}")
             seen.add(value.lower())
 
     unique("id", [li.id for li in line_items])
     unique("sheet title", list(FRAME_TITLES) + [li.fixed_title for li in line_items if li.fixed_title])
     unique("line id", [TOTAL.id] + [line.id for li in line_items for line in li.known_lines])
-    unique("name prefix", list(FRAME_PREFIXES) + [li.name_prefix for li in line_items if li.name_prefix]
-           + [li.section.input_prefix for li in line_items if li.section])
+    _refuse_shared_prefixes(line_items)
     unique("plan key", list(Plan.model_fields) + [li.section.key for li in line_items if li.section])
 
 
 _refuse_clashes(LINE_ITEMS)
 
 
+def built_in_lines() -> dict[str, str]:
+    """Line id -> whose it is, for every line a built-in item may report and the total: a plan's further
+    `items` of one of these ids take `<id>_item` as their line (`items.line_ids`)."""
+    return base.built_in_lines(LINE_ITEMS)
+
+
 def reserved_line_ids() -> set[str]:
-    """Ids a plan's further `items` may not take: they name lines of their own."""
-    return base.reserved_line_ids(LINE_ITEMS)
+    """Line ids the built-in items and the total hold; a further item of one of these ids is renamed."""
+    return set(built_in_lines())
 
 
 def reserved_titles() -> set[str]:

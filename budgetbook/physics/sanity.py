@@ -18,6 +18,7 @@ The bands, with their evidence (`physics/calibration.py` holds the published run
 - runs: sweeps run tens to hundreds; above 1,000 is out of the ordinary.
 - waste: seed 000 budgets 20-30 % of compute; above 100 % is a share written as a percentage.
 - stated ideal hours against the 6ND ideal when both are given: more than 3x apart.
+- a further item whose id a built-in line has (`items.line_ids`): its figures take `<id>_item`.
 - a market's label that cites an amount none of the market's own prices has (`$2/GPU-hour` on a
   market priced at 3): the workbook shows it as written, stating a price the plan does not use,
   and it cannot follow edits (a label citing one of its prices is live: `sheetkit.market_labels`).
@@ -90,7 +91,18 @@ def plan_sanity(plan: Plan) -> list[Sanity]:
     for i, w in enumerate(plan.workloads):
         at = f"workloads[{i}]"
         _workload(warn, at, w)
+    _section_warnings(warn, plan)
     return found
+
+
+def _section_warnings(warn, plan: Plan) -> None:
+    """What a line item's own section warns of (a further item renamed beside a built-in line)."""
+    from ..lineitems.registry import LINE_ITEMS  # the registry sits above plan/: read at call time
+
+    for li in LINE_ITEMS:
+        if li.section is not None and li.section.warnings is not None:
+            for key, message in li.section.warnings(plan):
+                warn(key, message)
 
 
 def _stray_label_amounts(warn, plan: Plan) -> None:

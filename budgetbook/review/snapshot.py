@@ -169,7 +169,7 @@ def rebuilt_dump(book: OpenedWorkbook) -> Dump:
 
     Made from the `Blueprint` (plain data) rather than from an openpyxl workbook: rendering 15,000
     styled cells into openpyxl costs twice what the rest of the guard does. `_blueprint_cell` mirrors
-    what `openpyxl_book.to_openpyxl` writes; tests/test_guard.py holds the two equal over random plans.
+    what `openpyxl_book.to_openpyxl` writes; tests/review/test_overwrite_guard.py holds the two equal over random plans.
     """
     from openpyxl import Workbook
 

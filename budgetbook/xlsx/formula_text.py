@@ -2,7 +2,7 @@
 
 `check` holds a workbook's formulas against the ones budgetbook generated. The
 same formula comes back from Excel or LibreOffice spelled differently; what
-LibreOffice 7.4 actually rewrites on an xlsx round trip (tests/test_formula_text.py
+LibreOffice 7.4 actually rewrites on an xlsx round trip (tests/xlsx/test_formula_text.py
 pins each case) is: `TRUE` -> `TRUE()`, `1.0` -> `1`, `1E+12` -> `1000000000000`,
 `1E-05` -> `0.00001`, `'Inputs'!D4` -> `Inputs!D4`, `sum(c5:c7)` -> `SUM(C5:C7)`,
 `= C5` -> `=C5` (inner spaces kept). Excel adds `_xlfn.` prefixes and `$`s as

@@ -33,8 +33,8 @@ over the values themselves, IF and CHOOSE choosing the branch value itself
 (an integer literal stays an integer), a plain reference passing its value on
 unchanged, `&` as Python's `+` of two strings, ROUND as formulas' `xround` (half up, in Decimal),
 TEXT as formulas' `xtext` does for those formats (Python's `format` to the section's digits, the
-optional ones' trailing zeros dropped). tests/test_numeric.py holds this against `formulas` on random
-formulas and values, and tests/test_fasteval.py on every workbook we make.
+optional ones' trailing zeros dropped). tests/xlsx/test_numeric.py holds this against `formulas` on random
+formulas and values, and tests/xlsx/test_fasteval.py on every workbook we make.
 """
 
 from __future__ import annotations

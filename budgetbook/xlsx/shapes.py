@@ -185,7 +185,7 @@ def _quick_tokens(formula: str) -> list[_Quick] | None:
     openpyxl's tokenizer reads a character at a time (~35 us a formula, most of planning a big
     book). Formulas of cells, names, numbers, operators, parentheses and function calls are
     split here instead; text, errors, arrays, spaces, whole columns, unions and anything unusual
-    return None and go through openpyxl (tests/test_scale.py holds the two equal).
+    return None and go through openpyxl (tests/review/test_check_at_scale.py holds the two equal).
     """
     tokens: list[_Quick] = []
     parens: list[str] = []

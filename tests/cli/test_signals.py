@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from portfolio import portfolio_plan  # noqa: E402
 
 CLI = [sys.executable, "-c", "from budgetbook.cli import run; run()"]

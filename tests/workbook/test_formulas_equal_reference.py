@@ -11,10 +11,11 @@ import time
 import openpyxl
 import pytest
 from hypothesis import given
+from lineitem_case import assert_cash_flow_matches_reference
 from strategies import plans
 
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
-from budgetbook.reference import compute_breakdown, compute_monthly
+from budgetbook.reference import compute_breakdown
 from budgetbook.sheetkit.embed import read_embedded_plan
 from budgetbook.workbook.build import build_workbook, workbook_layout
 from budgetbook.workbook.write import write_workbook
@@ -33,19 +34,6 @@ def assert_matches_reference(plan, values: dict) -> None:
             f"{figure.name}: workbook {got!r} != reference {figure.value!r}"
     assert values["checks_ok"] is True
     assert_cash_flow_matches_reference(plan, values)
-
-
-def assert_cash_flow_matches_reference(plan, values: dict) -> None:
-    """Every month of every line and total, and the cumulative spend, as the reference computes them."""
-    monthly = compute_monthly(plan)
-    for row in monthly.rows:
-        for n, expected in enumerate(row.values, 1):
-            got = values[f"cf_{row.item}_{row.market}_m{n}"]
-            assert math.isclose(got, expected, rel_tol=REL, abs_tol=1e-6), \
-                f"{row.item} {row.market} month {n}: workbook {got!r} != reference {expected!r}"
-    for market in monthly.markets:
-        for n, expected in enumerate(monthly.cumulative(market), 1):
-            assert math.isclose(values[f"cf_cum_{market}_m{n}"], expected, rel_tol=REL, abs_tol=1e-6)
 
 
 def _xlsx_bytes(plan, text) -> bytes:

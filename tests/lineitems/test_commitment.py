@@ -11,8 +11,7 @@ import copy
 import pytest
 import yaml
 from cli_run import run
-from lineitem_case import assert_figures
-from test_workbook import assert_cash_flow_matches_reference
+from lineitem_case import assert_cash_flow_matches_reference, assert_figures
 
 from budgetbook.planfile.loader import plan_from_text
 from budgetbook.reference import compute_monthly

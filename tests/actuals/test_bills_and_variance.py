@@ -25,7 +25,7 @@ from budgetbook.ledger.variance import compute_variance
 from budgetbook.planfile.loader import load_plan
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
-PLAN = Path(__file__).parents[1] / "templates" / "pretrain-7b.yaml"
+PLAN = Path(__file__).parents[2] / "templates" / "pretrain-7b.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -282,7 +282,7 @@ def test_bad_mapping_and_plan_without_start(capsys, base, tmp_path):
                        "-o", tmp_path / "out.xlsx")
     assert code == 2 and "`rules[0].color`: unknown key `color`" in err and len(err.strip().splitlines()) == 1
     plan = tmp_path / "nostart.yaml"
-    plan.write_text((Path(__file__).parents[1] / "templates" / "finetune-13b-lora.yaml").read_text())
+    plan.write_text((Path(__file__).parents[2] / "templates" / "finetune-13b-lora.yaml").read_text())
     generate_workbook(plan, tmp_path / "nostart.xlsx")
     code, _, err = run(capsys, "actuals", tmp_path / "nostart.xlsx", base / "payroll.csv", "-o", tmp_path / "o.xlsx")
     assert code == 2 and "gives no `start` month" in err
@@ -295,7 +295,7 @@ def test_reference_is_independent_of_the_book(imported):
 
 def test_samples_are_the_tests_export(tmp_path):
     # samples/ holds what the tests import (README's worked example): regenerate them from focus_bills.py
-    samples = Path(__file__).parents[1] / "samples"
+    samples = Path(__file__).parents[2] / "samples"
     write_focus(tmp_path / "focus.csv", focus_rows())
     assert (samples / "focus-aws-2026-01-02.csv").read_bytes() == (tmp_path / "focus.csv").read_bytes()
     assert (samples / "focus-mapping.yaml").read_text() == MAPPING

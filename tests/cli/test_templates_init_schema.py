@@ -15,7 +15,7 @@ from cli_run import run
 from budgetbook.planfile.loader import load_plan, template_names, template_text
 from budgetbook.planfile.schema import plan_schema
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONTRACT_TEMPLATES = ["deepseek-v3", "finetune-13b-lora", "pretrain-7b"]  # names are contract
 TEMPLATES = ["deepseek-v3", "finetune-13b-lora", "lab-year", "pretrain-7b"]
 

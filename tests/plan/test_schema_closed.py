@@ -27,7 +27,7 @@ def _mappings(node, path=()):
             yield from _mappings(value, path + (i,))
 
 
-# that every object is closed: tests/test_schema_strict.py (it tells records from the cross-field rules)
+# that every object is closed: tests/plan/test_schema_strict.py (it tells records from the cross-field rules)
 
 
 @pytest.mark.parametrize("template", template_names())

@@ -33,7 +33,7 @@ from budgetbook.xlsx.evaluate import evaluate_with_model
 from budgetbook.xlsx.formula_text import CellNames
 from budgetbook.xlsx.numeric import NumericShape
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from portfolio import portfolio_plan  # noqa: E402
 
 

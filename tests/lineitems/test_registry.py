@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from strategies import SECTION_STRATEGIES
 
 from budgetbook.lineitems import registry
 from budgetbook.lineitems.base import Line
@@ -23,7 +22,6 @@ COMPUTE = next(li for li in LINE_ITEMS if li.id == "compute")
     ({"id": "people"}, "id 'people'"),
     ({"id": "extra", "fixed_title": "Summary"}, "sheet title 'Summary'"),
     ({"id": "extra", "fixed_title": "failed RUNS"}, "sheet title 'failed RUNS'"),
-    ({"id": "extra", "fixed_title": None, "known_lines": (), "name_prefix": "ppl_"}, "name prefix 'ppl_'"),
     ({"id": "extra", "fixed_title": None, "name_prefix": "x_", "known_lines": (Line("total", "Total"),)},
      "line id 'total'"),
 ])
@@ -31,6 +29,40 @@ def test_a_new_item_that_clashes_is_refused_at_import(change, clash):
     newcomer = dataclasses.replace(COMPUTE, **change)
     with pytest.raises(ValueError, match=f"two line items share the {clash}"):
         registry._refuse_clashes(LINE_ITEMS + (newcomer,))
+
+
+SERVING = next(li for li in LINE_ITEMS if li.id == "serving")
+SRV = SERVING.section.input_prefix
+
+
+@pytest.mark.parametrize("newcomer, first, second", [
+    # an item's calculations under another item's section prefix: `srv_` names both
+    (dataclasses.replace(COMPUTE, id="evaluation", fixed_title=None, known_lines=(), name_prefix=SRV),
+     "the name prefix 'srv_' of line item 'evaluation'", "the input prefix 'srv_' of the `serving:` section of "
+                                                          "line item 'serving'"),
+    # one item whose section's inputs and calculations take one prefix
+    (dataclasses.replace(COMPUTE, id="evaluation", fixed_title=None, known_lines=(), name_prefix="eval_",
+                         section=dataclasses.replace(SERVING.section, key="evaluation", input_prefix="eval_")),
+     "the input prefix 'eval_' of the `evaluation:` section of line item 'evaluation'",
+     "the name prefix 'eval_' of line item 'evaluation'"),
+    # an item's calculations under another's: every `ppl_x_` name is a `ppl_` name too
+    (dataclasses.replace(COMPUTE, id="extra", fixed_title=None, known_lines=(), name_prefix="ppl_x_"),
+     "the name prefix 'ppl_x_' of line item 'extra'", "the name prefix 'ppl_' of line item 'people'"),
+    (dataclasses.replace(COMPUTE, id="extra", fixed_title=None, known_lines=(), name_prefix="sum"),
+     "the name prefix 'sum' of line item 'extra'", "the frame's prefix 'sum_' (Summary rows)"),
+])
+def test_a_prefix_shared_by_a_section_and_an_item_names_both(newcomer, first, second):
+    with pytest.raises(registry.RegistryClash) as refused:
+        registry._refuse_clashes(LINE_ITEMS + (newcomer,))
+    message = str(refused.value)
+    assert first in message and second in message, message
+    assert "share one namespace of defined names; give one of them a prefix of its own" in message
+
+
+def test_the_registered_prefixes_are_all_apart():
+    registry._refuse_shared_prefixes(LINE_ITEMS)
+    prefixes = [prefix for prefix, _ in registry._prefix_owners(LINE_ITEMS)]
+    assert len(prefixes) == len(set(prefixes)) > len(LINE_ITEMS)
 
 
 def test_reserved_ids_and_titles_come_from_the_items():
@@ -43,13 +75,6 @@ def test_reserved_ids_and_titles_come_from_the_items():
 def test_plan_model_is_the_core_plus_every_section_in_registry_order():
     sections = [li.section.key for li in LINE_ITEMS if li.section]
     assert list(PLAN_MODEL.model_fields) == list(Plan.model_fields) + sections
-
-
-def test_every_section_has_a_random_plan_strategy_or_examples():
-    for li in LINE_ITEMS:
-        if li.section is not None:
-            assert li.section.key in SECTION_STRATEGIES or li.section.examples, li.id
-    assert set(SECTION_STRATEGIES) <= {li.section.key for li in LINE_ITEMS if li.section}
 
 
 def test_every_items_rule_is_stated():

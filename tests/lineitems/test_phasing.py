@@ -25,8 +25,8 @@ import yaml
 from cli_run import run
 from hypothesis import given, settings
 from libreoffice import needs_libreoffice, recalculate
+from lineitem_case import assert_cash_flow_matches_reference
 from strategies import plans
-from test_workbook import assert_cash_flow_matches_reference
 
 from budgetbook.planfile.loader import plan_from_data, plan_from_text, resolve, template_names
 from budgetbook.reference import compute_breakdown, compute_monthly

@@ -10,7 +10,7 @@ import pytest
 
 from budgetbook.planfile.loader import template_names
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 _spec = importlib.util.spec_from_file_location("regenerate", SAMPLES / "regenerate.py")
 regenerate = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(regenerate)
