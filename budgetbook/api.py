@@ -208,8 +208,8 @@ def budget_text(spec: str) -> tuple[str, str | None]:
     its size and SHA-256), and `problem` says why. Anything else that cannot be read raises.
     """
     from .errors import BudgetbookError
-    from .printing_diff import budget_text as text
-    from .printing_diff import unreadable_text
+    from .output.diff import budget_text as text
+    from .output.diff import unreadable_text
     from .review.sides import load_side
 
     try:

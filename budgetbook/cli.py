@@ -114,7 +114,7 @@ def show(
         if format is ShowFormat.json:
             typer.echo(json.dumps(monthly.as_json(), indent=2))
         else:
-            from .printing_months import render_months
+            from .output.months import render_months
 
             render_months(monthly, format.value)
         return
@@ -122,7 +122,7 @@ def show(
     if format is ShowFormat.json:
         typer.echo(json.dumps(breakdown.as_json(), indent=2))
     else:
-        from .printing import render
+        from .output.show import render
 
         render(breakdown, format.value)
 
@@ -189,7 +189,7 @@ def check(
     if format is CheckFormat.json:
         typer.echo(json.dumps(report.as_json(), indent=2, default=str))
     else:
-        from .printing import render_check
+        from .output.show import render_check
 
         render_check(report)
     if not report.ok:
@@ -238,7 +238,7 @@ def diff(
     if format is DiffFormat.json:
         typer.echo(json.dumps(result.as_json(), indent=2, default=str))
     else:
-        from .printing_diff import render_diff
+        from .output.diff import render_diff
 
         render_diff(result, format.value)
     if result.over:
@@ -300,7 +300,7 @@ def variance(
     if format is ShowFormat.json:
         typer.echo(json.dumps(report.as_json(threshold), indent=2))
     else:
-        from .actuals.printing import render_variance
+        from .output.actuals import render_variance
 
         render_variance(report, format.value, threshold)
     if report.over(threshold):
@@ -321,7 +321,7 @@ def gpus(format: Annotated[TableOrJson, typer.Option("--format", "-f", help="Out
     if format is TableOrJson.json:
         typer.echo(json.dumps({"gpus": rows}, indent=2))
     else:
-        from .printing_physics import render_gpus
+        from .output.physics import render_gpus
 
         render_gpus(rows, sys.stdout)
 
@@ -341,7 +341,7 @@ def calibrate(
     if format is TableOrJson.json:
         typer.echo(json.dumps(report, indent=2))
     else:
-        from .printing_physics import render_calibration
+        from .output.physics import render_calibration
 
         render_calibration(report, sys.stdout)
 # ---------------------------------------------------------------- ranges: sensitivity and simulation
@@ -366,7 +366,7 @@ def sensitivity(
     if format is ShowFormat.json:
         typer.echo(json.dumps(result.as_json(), indent=2))
     else:
-        from .printing_ranges import render_sensitivity
+        from .output.ranges import render_sensitivity
 
         render_sensitivity(result, format.value)
 
@@ -388,7 +388,7 @@ def simulate(
     if format is ShowFormat.json:
         typer.echo(json.dumps(result.as_json(), indent=2))
     else:
-        from .printing_ranges import render_simulation
+        from .output.ranges import render_simulation
 
         render_simulation(result, format.value)
 

@@ -19,9 +19,9 @@ from strategies import plans
 
 from budgetbook.actuals.api import book_variance, import_actuals
 from budgetbook.actuals.embed import read_embedded_actuals
-from budgetbook.actuals.printing import render_variance
 from budgetbook.actuals.variance import compute_variance
 from budgetbook.api import check_workbook, extract_plan, generate_workbook, show_months
+from budgetbook.output.actuals import render_variance
 from budgetbook.plan.loader import load_plan
 from budgetbook.xlsx.evaluate import evaluate_workbook
 

@@ -189,7 +189,7 @@ def _col(name: str, header: list[str]) -> str:
 
 
 def _clip(value: Any, width: int = 60) -> str:
-    from ..plaintext import visible
+    from ..output.plaintext import visible
 
     text = visible(str(value))
     return repr(text if len(text) <= width else text[: width - 3] + "...")

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import PlanError
 from ..lineitems.registry import PLAN_MODEL
-from ..plaintext import visible
+from ..output.plaintext import visible
 from ..strictness import STRICT
 from .catalog import plan_spelling
 from .model import GPU_PATTERN, ID_PATTERN, Plan, suggest

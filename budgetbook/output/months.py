@@ -12,8 +12,8 @@ import csv
 import sys
 from typing import TextIO
 
-from .printing import FORMULA_STARTS, money
-from .reference import MonthlyBreakdown
+from ..reference import MonthlyBreakdown
+from .show import FORMULA_STARTS, money
 
 CUMULATIVE = ("cumulative", "Cumulative spend")
 

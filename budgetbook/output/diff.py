@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from ..plan.numbers import Num
+from ..review.diff import BudgetDiff, FigureChange
+from ..review.sides import Side
 from .plaintext import visible
-from .plan.numbers import Num
-from .printing import money
-from .review.diff import BudgetDiff, FigureChange
-from .review.sides import Side
+from .show import money
 
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_.\[\]-]+")
 COLLAPSE_AT = 10  # Markdown lists longer than this go in a collapsed <details> block
@@ -223,7 +223,7 @@ def unreadable_text(path: Path, reason: str) -> str:
     """A file `textconv` cannot read as a budget: why, then its text, or its size and digest when not text."""
     import hashlib
 
-    from .plan.yamlsafe import MAX_PLAN_BYTES
+    from ..plan.yamlsafe import MAX_PLAN_BYTES
 
     head = f"budgetbook: not readable as a budget: {visible(reason)}\n"
     if path.stat().st_size <= MAX_PLAN_BYTES:

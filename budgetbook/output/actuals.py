@@ -12,9 +12,9 @@ import csv
 import sys
 from typing import TextIO
 
-from ..plaintext import visible
-from ..printing import FORMULA_STARTS
-from .variance import VarianceReport
+from ..actuals.variance import VarianceReport
+from .plaintext import visible
+from .show import FORMULA_STARTS
 
 COLUMNS = ("plan", "plan_to_date", "actual", "variance", "variance_pct", "forecast", "at_completion")
 

@@ -10,10 +10,10 @@ import csv
 import sys
 from typing import TextIO
 
+from ..ranges.sensitivity import Sensitivity
+from ..ranges.simulate import Simulation
 from .plaintext import visible
-from .printing import FORMULA_STARTS, money
-from .ranges.sensitivity import Sensitivity
-from .ranges.simulate import Simulation
+from .show import FORMULA_STARTS, money
 
 SENSITIVITY_COLUMNS = ("input", "name", "label", "low", "high", "low_total", "high_total", "swing")
 SIMULATION_COLUMNS = ("market", "p10", "p50", "p90", "mean")

@@ -15,9 +15,9 @@ import csv
 import sys
 from typing import TextIO
 
-from .lineitems.registry import beside_total_ids
+from ..lineitems.registry import beside_total_ids
+from ..reference import Breakdown, Figure
 from .plaintext import visible
-from .reference import Breakdown, Figure
 
 COLUMNS = ("name", "item", "market", "label", "value", "low", "high")
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
@@ -82,7 +82,7 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
     line = decision_line(breakdown)
     if line:
         console.print(Text(visible(line)))
-    from .printing_physics import render_physics_table
+    from .physics import render_physics_table
 
     render_physics_table(breakdown.source, out)
 
@@ -137,7 +137,7 @@ def render_csv(breakdown: Breakdown, out: TextIO) -> None:
 
 def _physics(breakdown: Breakdown):
     """The physical figures after the money ones (`printing_physics`), text made visible."""
-    from .printing_physics import physics_rows
+    from .physics import physics_rows
 
     for name, item, market, label, value in physics_rows(breakdown.source):
         yield visible(name), item, visible(market), visible(label), value

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TextIO
 
-from .physics import WorkloadPhysics, plan_physics
+from ..physics import WorkloadPhysics, plan_physics
+from ..plan.model import Plan
 from .plaintext import visible
-from .plan.model import Plan
 
 # (json key, defined-name suffix on the Compute sheet, what it is)
 PRINTED = (
