@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from libreoffice import error_cells, needs_libreoffice, recalculate
 
 from budgetbook.calibration import PUBLISHED_RUNS, percentile, published_mfus
-from budgetbook.output.physics import physics_rows
-from budgetbook.physics import plan_physics
+from budgetbook.physics import physics_rows, plan_physics
 from budgetbook.plan.catalog import CATALOG, lookup
 from budgetbook.plan.loader import plan_from_text, template_names
 from budgetbook.workbook import write_workbook

@@ -15,7 +15,7 @@ from budgetbook.actuals.api import book_variance, import_actuals
 from budgetbook.actuals.embed import read_embedded_actuals
 from budgetbook.actuals.variance import compute_variance
 from budgetbook.api import check_workbook, generate_workbook
-from budgetbook.output.physics import physics_rows
+from budgetbook.physics import physics_rows
 from budgetbook.plan.loader import load_plan
 
 PLAN = "pretrain-7b"

@@ -22,7 +22,7 @@ ABS_TOL = 1e-9  # the figures are hours, shares and counts, not money: the curre
 def compare_physics(book: OpenedWorkbook, evaluated: dict[str, Any], current: Plan,
                     rel_tol: float, scenario: str = "base") -> list[Finding]:
     """The Compute sheet's physical figures against the reference in the plan scenario the book is set to."""
-    from ..output.physics import physics_rows
+    from ..physics import physics_rows
     from .readback import is_error_value
 
     findings = []
