@@ -16,10 +16,11 @@ from typing import Annotated
 
 import typer
 
-from . import __version__
+from . import __version__, api
 from .atomic import describe_os_error
-from .output.emit import error, line, warning, wrote
+from .output.emit import error, line, text, warning, write_json, wrote
 from .output.failure import report_failure
+from .output.lines import render_templates
 from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, tolerance_problem
 from .signals import Terminated, signals_as_exceptions
 
@@ -66,10 +67,7 @@ def _options(
 @app.command()
 def templates():
     """List the built-in templates, one a line, with a one-line description."""
-    from .api import list_templates
-    from .output.lines import render_templates
-
-    render_templates(list_templates())
+    render_templates(api.list_templates())
 
 
 @app.command()
@@ -80,9 +78,8 @@ def init(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ):
     """Write a commented plan file from a template."""
-    from .api import init_plan
 
-    wrote(init_plan(template, output, force=force), err=True, verb="wrote")
+    wrote(api.init_plan(template, output, force=force), err=True, verb="wrote")
 
 
 @app.command()
@@ -93,25 +90,22 @@ def show(
     strict: StrictOption = False,
 ):
     """Print the reference model's figures for a plan, and its workloads' GPU-hours, days and MFU."""
-    from .api import show_months, show_plan
 
     if by is ShowBy.month:
-        from .output.months import render_months
+        from .output.months import render_months  # heavy (reference model, rich): off the startup path
 
-        render_months(show_months(plan, strict=strict), format.value)
+        render_months(api.show_months(plan, strict=strict), format.value)
     else:
-        from .output.show import render
+        from .output.show import render  # heavy (reference model, rich): off the startup path
 
-        render(show_plan(plan, strict=strict), format.value)
+        render(api.show_plan(plan, strict=strict), format.value)
 
 
 @app.command()
 def schema():
     """Print the plan's JSON Schema (for editors: `budgetbook schema > plan.schema.json`)."""
-    from .api import plan_schema
-    from .output.emit import write_json
 
-    write_json(plan_schema())
+    write_json(api.plan_schema())
 
 
 @app.command()
@@ -127,9 +121,8 @@ def generate(
         help="Protect the sheets with this password (they are protected, inputs unlocked, without one).")] = None,
 ):
     """Write the plan as an Excel workbook of live formulas."""
-    from .api import generate_workbook
 
-    wrote(generate_workbook(plan, output, force=force, password=protect, strict=strict))
+    wrote(api.generate_workbook(plan, output, force=force, password=protect, strict=strict))
 
 
 class CheckFormat(str, Enum):
@@ -158,10 +151,9 @@ def check(
         "--abs-tol", callback=_tolerance, help="Absolute tolerance, in currency units.")] = DEFAULT_ABS_TOL,
 ):
     """Re-evaluate an edited workbook and report what differs from the accounting (exit 1 on errors)."""
-    from .api import check_workbook
-    from .output.show import render_check
+    from .output.show import render_check  # heavy (reference model, rich): off the startup path
 
-    report = check_workbook(book, plan, rel_tol=rel_tol, abs_tol=abs_tol)
+    report = api.check_workbook(book, plan, rel_tol=rel_tol, abs_tol=abs_tol)
     render_check(report, format.value)
     return 0 if report.ok else 1
 
@@ -174,10 +166,8 @@ def extract(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing plan file.")] = False,
 ):
     """Write the workbook's current inputs back as a plan file, keeping the plan's comments."""
-    from .api import extract_plan
-    from .output.emit import text
 
-    plan_text = extract_plan(book, output, force=force)
+    plan_text = api.extract_plan(book, output, force=force)
     if output is None:
         text(plan_text)
     else:
@@ -203,10 +193,9 @@ def diff(
         "percentage (5%).")] = None,
 ):
     """Compare two budgets: inputs, markets and workloads, figures (exit 1 over --fail-above)."""
-    from .api import diff_budgets
-    from .output.diff import render_diff
+    from .output.diff import render_diff  # heavy (reference model, rich): off the startup path
 
-    result = diff_budgets(old, new, fail_above=fail_above)
+    result = api.diff_budgets(old, new, fail_above=fail_above)
     render_diff(result, format.value)
     return 1 if result.over else 0
 
@@ -216,10 +205,9 @@ def textconv(
     file: Annotated[str, typer.Argument(help="A plan file, template name, workbook (.xlsx) or git:REV:path.")],
 ):
     """Print one budget as stable text: git's diff driver (`git config diff.budgetbook.textconv`)."""
-    from .api import budget_text
-    from .output.diff import render_textconv
+    from .output.diff import render_textconv  # heavy (reference model, rich): off the startup path
 
-    render_textconv(*budget_text(file))  # exit 0 even when unreadable: a failing textconv stops `git diff`
+    render_textconv(*api.budget_text(file))  # exit 0 even when unreadable: a failing textconv stops `git diff`
 
 
 # --- budget vs actuals (issue 12): budgetbook/actuals/ -------------------------------------------
@@ -236,10 +224,9 @@ def actuals(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output file.")] = False,
 ):
     """Import bills into a workbook: an Actuals sheet (the bills) and a live Variance sheet against the plan."""
-    from .api import import_actuals
-    from .output.actuals import render_import
+    from .output.actuals import render_import  # heavy (reference model, rich): off the startup path
 
-    render_import(import_actuals(book, bills, output, mapping=map, force=force), format.value)
+    render_import(api.import_actuals(book, bills, output, mapping=map, force=force), format.value)
 
 
 @app.command()
@@ -251,10 +238,9 @@ def variance(
                                             "this percentage (default 0: any overspend).")] = 0.0,
 ):
     """Print plan vs actuals per market and line item; exit 1 when one is over budget beyond --threshold."""
-    from .api import book_variance
-    from .output.actuals import render_variance
+    from .output.actuals import render_variance  # heavy (reference model, rich): off the startup path
 
-    report = book_variance(book)
+    report = api.book_variance(book)
     render_variance(report, format.value, threshold)
     return 1 if report.over(threshold) else 0
 # --- physics (issue 13): the GPU catalog, calibration against published runs -----------------------
@@ -267,10 +253,9 @@ class TableOrJson(str, Enum):
 @app.command()
 def gpus(format: Annotated[TableOrJson, typer.Option("--format", "-f", help="Output format.")] = TableOrJson.table):
     """List the GPU catalog: dense BF16 and FP8 peaks, memory, aliases, source and date."""
-    from .api import gpu_catalog
-    from .output.physics import render_gpus
+    from .output.physics import render_gpus  # heavy (reference model, rich): off the startup path
 
-    render_gpus(gpu_catalog(), format.value)
+    render_gpus(api.gpu_catalog(), format.value)
 
 
 @app.command()
@@ -280,10 +265,9 @@ def calibrate(
     strict: StrictOption = False,
 ):
     """Show where each workload's MFU sits against published training runs (percentile)."""
-    from .api import calibrate_plan
-    from .output.physics import render_calibration
+    from .output.physics import render_calibration  # heavy (reference model, rich): off the startup path
 
-    render_calibration(calibrate_plan(plan, strict=strict), format.value)
+    render_calibration(api.calibrate_plan(plan, strict=strict), format.value)
 # ---------------------------------------------------------------- ranges: sensitivity and simulation
 
 class RangeDistribution(str, Enum):
@@ -299,10 +283,9 @@ def sensitivity(
     format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
 ):
     """Each ranged input alone at its low and at its high: the total development cost, sorted by swing."""
-    from .api import sensitivity as sensitivity_of
-    from .output.ranges import render_sensitivity
+    from .output.ranges import render_sensitivity  # heavy (reference model, rich): off the startup path
 
-    render_sensitivity(sensitivity_of(plan, market), format.value)
+    render_sensitivity(api.sensitivity(plan, market), format.value)
 
 
 @app.command()
@@ -315,10 +298,9 @@ def simulate(
     format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
 ):
     """Monte Carlo over the ranges: P10/P50/P90 and mean of each market's total, and which is cheaper."""
-    from .api import simulate as simulate_plan
-    from .output.ranges import render_simulation
+    from .output.ranges import render_simulation  # heavy (reference model, rich): off the startup path
 
-    render_simulation(simulate_plan(plan, samples, seed, distribution.value), format.value)
+    render_simulation(api.simulate(plan, samples, seed, distribution.value), format.value)
 
 
 def main(argv: list[str] | None = None) -> int:
