@@ -1,4 +1,5 @@
-"""The library behind the command line: one function per command; `cli.py` only parses, prints and exits.
+"""The library behind the command line: one function per command, returning data; `cli.py` parses, calls
+one of these, hands the result to its renderer in `output/` and exits.
 
     from budgetbook import api
 
@@ -7,15 +8,18 @@
     print(report.ok, [f.message for f in report.findings])
 
 A plan (`spec`) is a path to a plan file or the name of a built-in template;
-None is the default template. Every function raises a `BudgetbookError` (one
-line naming the file) on bad input and prints nothing. No output ever replaces
-one of the command's inputs, with or without `force`. Heavy modules are
-imported inside the functions, so importing this one (and `budgetbook --help`)
-stays fast.
+None is the default template. `strict` (`--strict`) refuses a plan with warnings
+(exit 2), after the warnings are issued (`warnings.warn`, `PlanWarning`); it is
+passed down to the loader, never held anywhere else. Every function raises a
+`BudgetbookError` (one line naming the file) on bad input and prints nothing.
+No output ever replaces one of the command's inputs, with or without `force`.
+Heavy modules are imported inside the functions, so importing this one (and
+`budgetbook --help`) stays fast.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,11 +27,18 @@ from .atomic import PathLike, check_destination
 from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL
 
 if TYPE_CHECKING:
+    from .actuals.api import ImportResult
+    from .ledger.variance import VarianceReport
+    from .plan.model import Plan
+    from .ranges.sensitivity import Sensitivity
+    from .ranges.simulate import Simulation
     from .reference import Breakdown, MonthlyBreakdown
     from .review.check import CheckReport
     from .review.diff import BudgetDiff
+    from .review.sides import Side, Unreadable
 
 __all__ = [
+    "book_variance",
     "budget_text",
     "calibrate_plan",
     "check_workbook",
@@ -35,11 +46,14 @@ __all__ = [
     "extract_plan",
     "generate_workbook",
     "gpu_catalog",
+    "import_actuals",
     "init_plan",
     "list_templates",
     "plan_schema",
+    "sensitivity",
     "show_months",
     "show_plan",
+    "simulate",
 ]
 
 
@@ -62,21 +76,21 @@ def init_plan(template: str, out: PathLike | None = None, *, force: bool = False
     return write_text_atomic(out, text, protect=inputs)
 
 
-def show_plan(spec: str | Path | None = None) -> Breakdown:
+def show_plan(spec: str | Path | None = None, *, strict: bool = False) -> Breakdown:
     """The reference model's figures for a plan (or a workbook's embedded plan, its current inputs)."""
     from .reference import compute_breakdown
 
-    return compute_breakdown(_shown_plan(spec))
+    return compute_breakdown(_shown_plan(spec, strict))
 
 
-def show_months(spec: str | Path | None = None) -> MonthlyBreakdown:
+def show_months(spec: str | Path | None = None, *, strict: bool = False) -> MonthlyBreakdown:
     """The reference model's development cost month by month (base case), per market."""
     from .reference import compute_monthly
 
-    return compute_monthly(_shown_plan(spec))
+    return compute_monthly(_shown_plan(spec, strict))
 
 
-def _shown_plan(spec: str | Path | None) -> Any:
+def _shown_plan(spec: str | Path | None, strict: bool) -> Plan:
     """The plan `show` prints: a plan file or template, or a workbook's embedded plan with the inputs
     it holds now (what `extract` would write)."""
     from .planfile.loader import load_plan, plan_from_text
@@ -84,8 +98,9 @@ def _shown_plan(spec: str | Path | None) -> Any:
     if spec is not None and is_workbook_file(Path(spec)):
         from .review.extract import extract_plan_text
 
-        return plan_from_text(extract_plan_text(Path(spec)), f"{spec} (embedded plan, current inputs)")
-    return load_plan(spec)
+        return plan_from_text(extract_plan_text(Path(spec)), f"{spec} (embedded plan, current inputs)",
+                              strict=strict)
+    return load_plan(spec, strict=strict)
 
 
 def is_workbook_file(path: Path) -> bool:
@@ -112,12 +127,12 @@ def gpu_catalog() -> list[dict[str, Any]]:
     return [asdict(gpu) for gpu in CATALOG.values()]
 
 
-def calibrate_plan(spec: str | Path | None = None) -> dict[str, Any]:
+def calibrate_plan(spec: str | Path | None = None, *, strict: bool = False) -> dict[str, Any]:
     """Where each workload's MFU sits against the published runs (`calibration.calibrate`)."""
     from .physics.calibration import calibrate
     from .planfile.loader import load_plan
 
-    return calibrate(load_plan(spec))
+    return calibrate(load_plan(spec, strict=strict))
 
 
 def plan_schema() -> dict[str, Any]:
@@ -128,7 +143,7 @@ def plan_schema() -> dict[str, Any]:
 
 
 def generate_workbook(spec: str | Path | None = None, out: PathLike | None = None, *,
-                      force: bool = False, password: str | None = None) -> Path:
+                      force: bool = False, password: str | None = None, strict: bool = False) -> Path:
     """Write the plan's workbook to `out` (default: <plan name>.xlsx) and return its path.
 
     Every sheet is protected with its inputs unlocked; `password` (`--protect`) sets a password.
@@ -145,7 +160,7 @@ def generate_workbook(spec: str | Path | None = None, out: PathLike | None = Non
 
     check_password(password)
     source, text = resolve(spec)
-    plan = plan_from_text(text, source)
+    plan = plan_from_text(text, source, strict=strict)
     out = Path(out) if out is not None else Path(f"{plan.name}.xlsx")
     inputs = _plan_files(spec)
     check_destination(out, protect=inputs)
@@ -199,22 +214,74 @@ def diff_budgets(old: str, new: str, *, fail_above: str | None = None) -> Budget
     return diff(old, new, fail_above)
 
 
-def budget_text(spec: str) -> tuple[str, str | None]:
-    """One budget (plan file, template, workbook or `git:REV:path`) as stable text, for git's textconv.
+def budget_text(spec: str) -> tuple[Side | Unreadable, str | None]:
+    """One budget (plan file, template, workbook or `git:REV:path`), for git's textconv: (found, problem).
 
-    Returns (text, problem). git gives textconv a file it must not fail on (a plan committed half
-    edited would stop `git diff` as a whole), so an existing file that is not a readable budget is
-    still text: the problem on the first line, then the file's own text (or, if it is not text,
-    its size and SHA-256), and `problem` says why. Anything else that cannot be read raises.
+    git gives textconv a file it must not fail on (a plan committed half edited would stop
+    `git diff` as a whole), so an existing file that is not a readable budget is still
+    returned, as `Unreadable` (its own text, or its size and SHA-256), and `problem` says why.
+    Anything else that cannot be read raises. `output.diff.render_textconv` writes either as text.
     """
     from .errors import BudgetbookError
-    from .printing_diff import budget_text as text
-    from .printing_diff import unreadable_text
     from .review.sides import load_side
 
     try:
-        return text(load_side(spec)), None
+        return load_side(spec), None
     except BudgetbookError as exc:
         if spec.startswith("git:") or not Path(spec).is_file():
             raise
-        return unreadable_text(Path(spec), exc.reason), str(exc)
+        return _unreadable(Path(spec), exc.reason), str(exc)
+
+
+def _unreadable(path: Path, reason: str) -> Unreadable:
+    import hashlib
+
+    from .plan.yamlsafe import MAX_PLAN_BYTES
+
+    size = path.stat().st_size
+    if size <= MAX_PLAN_BYTES:
+        try:
+            return Unreadable(path, reason, path.read_bytes().decode("utf-8"), size, None)
+        except UnicodeDecodeError:
+            pass
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return Unreadable(path, reason, None, size, digest.hexdigest())
+
+
+# ---------------------------------------------------------------- budget vs actuals (issue 12): actuals/
+
+def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | None = None, *,
+                   mapping: PathLike | None = None, force: bool = False) -> ImportResult:
+    """Read `bills` into the workbook's Actuals and Variance sheets, written to `out` (`actuals.api`)."""
+    from .actuals.api import import_actuals as import_bills
+
+    return import_bills(book, bills, out, mapping=mapping, force=force)
+
+
+def book_variance(book: PathLike) -> VarianceReport:
+    """Plan vs actuals of a workbook with bills, per market and line item (`actuals.api.book_variance`)."""
+    from .actuals.api import book_variance as variance
+
+    return variance(book)
+
+
+# ---------------------------------------------------------------- ranges (issue 14): sensitivity and simulation
+
+def sensitivity(spec: str | Path | None = None, market: str | None = None) -> Sensitivity:
+    """Each ranged input alone at its low and its high: `market`'s total (default: the cheapest), by swing."""
+    from .planfile.loader import load_plan
+    from .ranges.sensitivity import sensitivity as sensitivity_of
+
+    return sensitivity_of(load_plan(spec), market)
+
+
+def simulate(spec: str | Path | None = None, samples: int = 10_000, seed: int = 0,  # ranges.simulate.DEFAULT_*
+             distribution: str = "triangular") -> Simulation:
+    """Monte Carlo over the plan's ranges: each market's P10/P50/P90 and mean, and how often it is cheapest."""
+    from .planfile.loader import load_plan
+    from .ranges.simulate import simulate as simulate_plan
+
+    return simulate_plan(load_plan(spec), samples, seed, distribution)

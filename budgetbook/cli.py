@@ -1,28 +1,28 @@
-"""The command line: a skin over `api` (parse, call, print, exit code); `main` turns errors into one line."""
+"""The command line: a skin over `api`. Each command parses, calls one `api` function, hands the result to
+its renderer in `output/` and returns the exit code; `main` hands any failure to `output.failure`.
+
+Nothing here writes to a stream: every byte goes through `output/`, behind its terminal-safety guard.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import signal
 import sys
-import traceback
 import warnings
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeGuard
+from typing import Annotated
 
 import typer
 
-from . import __version__
+from . import __version__, api
 from .atomic import describe_os_error
-from .errors import BudgetbookError
+from .output.emit import error, line, text, warning, write_json, wrote
+from .output.failure import report_failure
+from .output.lines import render_templates
 from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, tolerance_problem
 from .signals import Terminated, signals_as_exceptions
-
-if TYPE_CHECKING:
-    from click import ClickException
 
 # Plain click help (rich_markup_mode=None): rendering it with rich costs --help ~80 ms of imports.
 # add_completion: `--install-completion` / `--show-completion`, and `_BUDGETBOOK_COMPLETE` (see README)
@@ -31,19 +31,11 @@ app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_e
                   help="Turn an ML training budget into an Excel workbook of live formulas.")
 
 _DEBUG = {"on": False}
-_NOTHING_HALF_WRITTEN = "no file was left half-written (outputs are replaced only once complete)"
 
 PlanArgument = Annotated[str | None, typer.Argument(help="Plan file or template name (default: finetune-13b-lora).")]
 
 
 StrictOption = Annotated[bool, typer.Option("--strict", help="Refuse a plan with warnings (exit 2), for CI.")]
-
-
-def _strict() -> None:
-    """`--strict`: the plan's warnings are still shown, then it is refused (exit 2); `main` resets it."""
-    from .strictness import STRICT
-
-    STRICT.set(True)
 
 
 class ShowFormat(str, Enum):
@@ -59,7 +51,7 @@ class ShowBy(str, Enum):
 
 def _version(value: bool):
     if value:
-        typer.echo(f"budgetbook {__version__}")
+        line(f"budgetbook {__version__}")
         raise typer.Exit()
 
 
@@ -75,12 +67,7 @@ def _options(
 @app.command()
 def templates():
     """List the built-in templates, one a line, with a one-line description."""
-    from .api import list_templates
-
-    listed = list_templates()
-    width = max(len(name) for name, _ in listed)
-    for name, description in listed:
-        typer.echo(f"{name:<{width}}  {description}")
+    render_templates(api.list_templates())
 
 
 @app.command()
@@ -91,10 +78,8 @@ def init(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ):
     """Write a commented plan file from a template."""
-    from .api import init_plan
 
-    written = init_plan(template, output, force=force)
-    typer.echo(f"wrote {written}", err=True)
+    wrote(api.init_plan(template, output, force=force), err=True, verb="wrote")
 
 
 @app.command()
@@ -105,34 +90,22 @@ def show(
     strict: StrictOption = False,
 ):
     """Print the reference model's figures for a plan, and its workloads' GPU-hours, days and MFU."""
-    from .api import show_months, show_plan
 
-    if strict:
-        _strict()
     if by is ShowBy.month:
-        monthly = show_months(plan)
-        if format is ShowFormat.json:
-            typer.echo(json.dumps(monthly.as_json(), indent=2))
-        else:
-            from .printing_months import render_months
+        from .output.months import render_months  # heavy (reference model, rich): off the startup path
 
-            render_months(monthly, format.value)
-        return
-    breakdown = show_plan(plan)
-    if format is ShowFormat.json:
-        typer.echo(json.dumps(breakdown.as_json(), indent=2))
+        render_months(api.show_months(plan, strict=strict), format.value)
     else:
-        from .printing import render
+        from .output.show import render  # heavy (reference model, rich): off the startup path
 
-        render(breakdown, format.value)
+        render(api.show_plan(plan, strict=strict), format.value)
 
 
 @app.command()
 def schema():
     """Print the plan's JSON Schema (for editors: `budgetbook schema > plan.schema.json`)."""
-    from .api import plan_schema
 
-    typer.echo(json.dumps(plan_schema(), indent=2))
+    write_json(api.plan_schema())
 
 
 @app.command()
@@ -148,13 +121,8 @@ def generate(
         help="Protect the sheets with this password (they are protected, inputs unlocked, without one).")] = None,
 ):
     """Write the plan as an Excel workbook of live formulas."""
-    from .api import generate_workbook
 
-    if strict:
-        _strict()
-
-    written = generate_workbook(plan, output, force=force, password=protect)
-    typer.echo(f"Wrote {written}")
+    wrote(api.generate_workbook(plan, output, force=force, password=protect, strict=strict))
 
 
 class CheckFormat(str, Enum):
@@ -183,17 +151,11 @@ def check(
         "--abs-tol", callback=_tolerance, help="Absolute tolerance, in currency units.")] = DEFAULT_ABS_TOL,
 ):
     """Re-evaluate an edited workbook and report what differs from the accounting (exit 1 on errors)."""
-    from .api import check_workbook
+    from .output.show import render_check  # heavy (reference model, rich): off the startup path
 
-    report = check_workbook(book, plan, rel_tol=rel_tol, abs_tol=abs_tol)
-    if format is CheckFormat.json:
-        typer.echo(json.dumps(report.as_json(), indent=2, default=str))
-    else:
-        from .printing import render_check
-
-        render_check(report)
-    if not report.ok:
-        raise typer.Exit(1)
+    report = api.check_workbook(book, plan, rel_tol=rel_tol, abs_tol=abs_tol)
+    render_check(report, format.value)
+    return 0 if report.ok else 1
 
 
 @app.command()
@@ -204,13 +166,12 @@ def extract(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing plan file.")] = False,
 ):
     """Write the workbook's current inputs back as a plan file, keeping the plan's comments."""
-    from .api import extract_plan
 
-    text = extract_plan(book, output, force=force)
+    plan_text = api.extract_plan(book, output, force=force)
     if output is None:
-        typer.echo(text, nl=False)
+        text(plan_text)
     else:
-        typer.echo(f"Wrote {output}", err=True)
+        wrote(output, err=True)
 
 
 class DiffFormat(str, Enum):
@@ -232,17 +193,11 @@ def diff(
         "percentage (5%).")] = None,
 ):
     """Compare two budgets: inputs, markets and workloads, figures (exit 1 over --fail-above)."""
-    from .api import diff_budgets
+    from .output.diff import render_diff  # heavy (reference model, rich): off the startup path
 
-    result = diff_budgets(old, new, fail_above=fail_above)
-    if format is DiffFormat.json:
-        typer.echo(json.dumps(result.as_json(), indent=2, default=str))
-    else:
-        from .printing_diff import render_diff
-
-        render_diff(result, format.value)
-    if result.over:
-        raise typer.Exit(1)
+    result = api.diff_budgets(old, new, fail_above=fail_above)
+    render_diff(result, format.value)
+    return 1 if result.over else 0
 
 
 @app.command()
@@ -250,12 +205,9 @@ def textconv(
     file: Annotated[str, typer.Argument(help="A plan file, template name, workbook (.xlsx) or git:REV:path.")],
 ):
     """Print one budget as stable text: git's diff driver (`git config diff.budgetbook.textconv`)."""
-    from .api import budget_text
+    from .output.diff import render_textconv  # heavy (reference model, rich): off the startup path
 
-    text, problem = budget_text(file)
-    if problem is not None:  # still text, exit 0: a failing textconv would stop `git diff` altogether
-        typer.echo(f"Warning: {problem}", err=True)
-    typer.echo(text, nl=False)
+    render_textconv(*api.budget_text(file))  # exit 0 even when unreadable: a failing textconv stops `git diff`
 
 
 # --- budget vs actuals (issue 12): budgetbook/actuals/ -------------------------------------------
@@ -272,17 +224,9 @@ def actuals(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output file.")] = False,
 ):
     """Import bills into a workbook: an Actuals sheet (the bills) and a live Variance sheet against the plan."""
-    from .actuals.api import import_actuals
+    from .output.actuals import render_import  # heavy (reference model, rich): off the startup path
 
-    result = import_actuals(book, bills, output, mapping=map, force=force)
-    for warning in result.warnings:
-        print(f"Warning: {warning}", file=sys.stderr)
-    if format is CheckFormat.json:
-        typer.echo(json.dumps(result.as_json(), indent=2))
-    else:
-        for line in result.summary():
-            typer.echo(line)
-        typer.echo(f"Wrote {result.written}")
+    render_import(api.import_actuals(book, bills, output, mapping=map, force=force), format.value)
 
 
 @app.command()
@@ -294,17 +238,11 @@ def variance(
                                             "this percentage (default 0: any overspend).")] = 0.0,
 ):
     """Print plan vs actuals per market and line item; exit 1 when one is over budget beyond --threshold."""
-    from .actuals.api import book_variance
+    from .output.actuals import render_variance  # heavy (reference model, rich): off the startup path
 
-    report = book_variance(book)
-    if format is ShowFormat.json:
-        typer.echo(json.dumps(report.as_json(threshold), indent=2))
-    else:
-        from .actuals.printing import render_variance
-
-        render_variance(report, format.value, threshold)
-    if report.over(threshold):
-        raise typer.Exit(1)
+    report = api.book_variance(book)
+    render_variance(report, format.value, threshold)
+    return 1 if report.over(threshold) else 0
 # --- physics (issue 13): the GPU catalog, calibration against published runs -----------------------
 
 class TableOrJson(str, Enum):
@@ -315,15 +253,9 @@ class TableOrJson(str, Enum):
 @app.command()
 def gpus(format: Annotated[TableOrJson, typer.Option("--format", "-f", help="Output format.")] = TableOrJson.table):
     """List the GPU catalog: dense BF16 and FP8 peaks, memory, aliases, source and date."""
-    from .api import gpu_catalog
+    from .output.physics import render_gpus  # heavy (reference model, rich): off the startup path
 
-    rows = gpu_catalog()
-    if format is TableOrJson.json:
-        typer.echo(json.dumps({"gpus": rows}, indent=2))
-    else:
-        from .printing_physics import render_gpus
-
-        render_gpus(rows, sys.stdout)
+    render_gpus(api.gpu_catalog(), format.value)
 
 
 @app.command()
@@ -333,17 +265,9 @@ def calibrate(
     strict: StrictOption = False,
 ):
     """Show where each workload's MFU sits against published training runs (percentile)."""
-    from .api import calibrate_plan
+    from .output.physics import render_calibration  # heavy (reference model, rich): off the startup path
 
-    if strict:
-        _strict()
-    report = calibrate_plan(plan)
-    if format is TableOrJson.json:
-        typer.echo(json.dumps(report, indent=2))
-    else:
-        from .printing_physics import render_calibration
-
-        render_calibration(report, sys.stdout)
+    render_calibration(api.calibrate_plan(plan, strict=strict), format.value)
 # ---------------------------------------------------------------- ranges: sensitivity and simulation
 
 class RangeDistribution(str, Enum):
@@ -359,16 +283,9 @@ def sensitivity(
     format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
 ):
     """Each ranged input alone at its low and at its high: the total development cost, sorted by swing."""
-    from .planfile.loader import load_plan
-    from .ranges.sensitivity import sensitivity as sensitivity_of
+    from .output.ranges import render_sensitivity  # heavy (reference model, rich): off the startup path
 
-    result = sensitivity_of(load_plan(plan), market)
-    if format is ShowFormat.json:
-        typer.echo(json.dumps(result.as_json(), indent=2))
-    else:
-        from .printing_ranges import render_sensitivity
-
-        render_sensitivity(result, format.value)
+    render_sensitivity(api.sensitivity(plan, market), format.value)
 
 
 @app.command()
@@ -381,80 +298,26 @@ def simulate(
     format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
 ):
     """Monte Carlo over the ranges: P10/P50/P90 and mean of each market's total, and which is cheaper."""
-    from .planfile.loader import load_plan
-    from .ranges.simulate import simulate as simulate_plan
+    from .output.ranges import render_simulation  # heavy (reference model, rich): off the startup path
 
-    result = simulate_plan(load_plan(plan), samples, seed, distribution.value)
-    if format is ShowFormat.json:
-        typer.echo(json.dumps(result.as_json(), indent=2))
-    else:
-        from .printing_ranges import render_simulation
-
-        render_simulation(result, format.value)
+    render_simulation(api.simulate(plan, samples, seed, distribution.value), format.value)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the app; a `BudgetbookError` is one line on stderr, anything else one line saying it is a bug."""
+    """Run the app; whatever fails is one line on stderr and an exit code (`output.failure`)."""
     with warnings.catch_warnings(), signals_as_exceptions():
         # "always": a warning is about this plan, so a second run in one process must show it too
         warnings.simplefilter("always")
-        warnings.showwarning = lambda message, *a, **k: print(f"Warning: {message}", file=sys.stderr)
-        from .strictness import STRICT
-
-        strict = STRICT.set(False)  # a command's `--strict` holds for that command only
+        warnings.showwarning = lambda message, *a, **k: warning(message)
         try:
-            return _run(argv)
-        finally:
-            STRICT.reset(strict)
-
-
-def _run(argv: list[str] | None) -> int:
-    try:
-        # standalone_mode=False: click returns a `typer.Exit(code)` raised in a command instead of raising it
-        # prog_name: the name completion scripts and usage lines use, however the CLI was started
-        result = app(args=argv, standalone_mode=False, prog_name="budgetbook")
-        return result if isinstance(result, int) and not isinstance(result, bool) else 0
-    except BudgetbookError as exc:
-        print(f"Error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except typer.Exit as exc:
-        return exc.exit_code
-    except typer.Abort:
-        print("Aborted.", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"Error: interrupted; {_NOTHING_HALF_WRITTEN}", file=sys.stderr)
-        return 128 + signal.SIGINT
-    except Terminated as exc:
-        why = "interrupted" if exc.signum == signal.SIGINT else f"stopped by {exc.signal_name}"
-        print(f"Error: {why}; {_NOTHING_HALF_WRITTEN}", file=sys.stderr)
-        return 128 + exc.signum
-    except OSError as exc:  # files are the api's to report; what is left is the output stream itself
-        print(f"Error: cannot write the output: {describe_os_error(exc)}", file=sys.stderr)
-        return 2
-    except Exception as exc:  # noqa: BLE001 - anything else is a bug, reported as one; click usage errors too
-        if _is_usage_error(exc):
-            message = exc.format_message().replace("Value error, ", "")
-            if not message:
-                return 0  # bare `budgetbook`: the help was the answer
-            command = getattr(getattr(exc, "ctx", None), "command_path", "budgetbook")
-            print(f"Error: {message} (see `{command} --help`)", file=sys.stderr)
-            return 2
-        if _DEBUG["on"]:
-            traceback.print_exc()
-        else:
-            print(f"Error: unexpected {type(exc).__name__}: {exc} (this is a bug in budgetbook; "
-                  "run with --debug for the traceback)", file=sys.stderr)
-        return 3
-
-
-def _is_usage_error(exc: Exception) -> TypeGuard[ClickException]:
-    # typer 0.29 vendors click as typer._click; older typers raise click's own classes
-    import click
-
-    vendored = getattr(getattr(typer, "_click", None), "exceptions", None)
-    classes = [click.exceptions.ClickException] + ([vendored.ClickException] if vendored else [])
-    return isinstance(exc, tuple(classes))
+            # standalone_mode=False: click returns a command's return value (its exit code) instead of exiting
+            # prog_name: the name completion scripts and usage lines use, however the CLI was started
+            result = app(args=argv, standalone_mode=False, prog_name="budgetbook")
+            return result if isinstance(result, int) and not isinstance(result, bool) else 0
+        except typer.Exit as exc:
+            return exc.exit_code
+        except (Exception, KeyboardInterrupt, Terminated) as exc:  # noqa: BLE001 - reported, bugs as bugs
+            return report_failure(exc, debug=_DEBUG["on"])
 
 
 def run() -> None:
@@ -462,7 +325,7 @@ def run() -> None:
     try:
         sys.stdout.flush()  # now, not at interpreter exit, where a failure is a traceback-like notice
     except OSError as exc:
-        print(f"Error: cannot write the output: {describe_os_error(exc)}", file=sys.stderr)
+        error(f"cannot write the output: {describe_os_error(exc)}")
         code = code or 2
         with contextlib.suppress(OSError):  # what is still buffered goes nowhere, quietly
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

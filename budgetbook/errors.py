@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .plaintext import visible
+from .output.plaintext import visible
 
 
 class BudgetbookError(Exception):

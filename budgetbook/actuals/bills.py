@@ -32,7 +32,7 @@ from ..errors import BudgetbookError
 from ..ledger.model import UNMAPPED, Batch, Charge
 from ..lineitems.phasing import month_count
 from ..lineitems.registry import development_lines
-from ..plaintext import visible
+from ..output.plaintext import visible
 from ..plan.model import Plan
 from ..plan.timing import month_labels
 from ..xlsx.limits import Limits

@@ -19,6 +19,7 @@ tests hold the two against each other.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,3 +122,27 @@ def plan_physics(plan: Plan, scenario: str = "base") -> list[WorkloadPhysics]:
                 run.allocated_gpu_hours / run.ideal_gpu_hours if run.ideal_gpu_hours else None,
                 run.mfu, run.mfu_source, run.gpus, run.days, run.deadline_days, run.gpus_for_deadline))
     return rows
+
+
+# the physical figures `show` prints and `check` holds the Compute sheet to:
+# (json key, defined-name suffix on the Compute sheet, what it is)
+PRINTED = (
+    ("flop_per_run", "flop", "FLOP per run (6ND)"),
+    ("ideal_gpu_hours_per_run", "ideal", "ideal GPU-hours per run"),
+    ("allocated_gpu_hours", "alloc", "allocated GPU-hours (all runs)"),
+    ("mfu", "mfu", "MFU (implied, or as stated)"),
+    ("days_per_run", "days", "wall-clock days per run"),
+    ("gpus_for_deadline", "gpus_needed", "GPUs for the deadline"),
+)
+
+
+def physics_rows(plan: Plan, scenario: str = "base") -> Iterator[tuple[str, str, str, str, float]]:
+    """(name, item, market, label, value) of every physical figure `show` prints (base case), or the Compute
+    sheet holds in a plan scenario (`low`/`high`: the workbook's scenario switch set to best/worst)."""
+    labels = {w.id: w.label or w.id for w in plan.workloads}
+    for row in plan_physics(plan, scenario):
+        for key, suffix, what in PRINTED:
+            value = getattr(row, key)
+            if value is not None:
+                yield (f"cmp_{row.workload}_{suffix}_{row.market}", key, row.market,
+                       f"{labels[row.workload]}: {what}", float(value))

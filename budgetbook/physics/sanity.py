@@ -97,9 +97,7 @@ def plan_sanity(plan: Plan) -> list[Sanity]:
 
 def _section_warnings(warn, plan: Plan) -> None:
     """What a line item's own section warns of (a further item renamed beside a built-in line)."""
-    from ..lineitems.registry import LINE_ITEMS  # the registry sits above plan/: read at call time
-
-    for li in LINE_ITEMS:
+    for li in plan.LINE_ITEMS:
         if li.section is not None and li.section.warnings is not None:
             for key, message in li.section.warnings(plan):
                 warn(key, message)

@@ -11,14 +11,13 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..errors import PlanError
+from ..output.plaintext import visible
 from ..physics.sanity import impossible, plan_sanity
-from ..plaintext import visible
 from ..plan.catalog import plan_spelling
 from ..plan.model import GPU_PATTERN, ID_PATTERN, Plan, suggest
 from ..plan.templates import _templates_dir, template_description, template_names, template_text  # noqa: F401 - loader's API
 from ..plan.yamlsafe import parse_yaml_text, printable_key, read_plan_text
 from ..sheetkit.grid import BadName
-from ..strictness import STRICT
 from ..workbook.build import workbook_layout
 from ..xlsx.file_bytes import OLE_MAGIC, ZIP_MAGICS
 from .model import PLAN_MODEL
@@ -80,22 +79,25 @@ def plan_file(spec: str | Path | None) -> Path | None:
     return found if isinstance(found, Path) else None
 
 
-def load_plan(spec: str | Path | None = None) -> Plan:
+def load_plan(spec: str | Path | None = None, *, strict: bool = False) -> Plan:
+    """The plan of a file or template; `strict` (`--strict`): its warnings refuse it, after they are shown."""
     source, text = resolve(spec)
-    return plan_from_text(text, source)
+    return plan_from_text(text, source, strict=strict)
 
 
-def plan_from_text(text: str, source: str = "<plan>") -> Plan:
+def plan_from_text(text: str, source: str = "<plan>", *, strict: bool = False) -> Plan:
     try:
         data = parse_yaml_text(text)
     except PlanError as exc:
         exc.source = source
         raise
-    return plan_from_data(data, source)
+    return plan_from_data(data, source, strict=strict)
 
 
-def plan_from_data(data: Any, source: str = "<plan>", *, shaped_like: Plan | None = None) -> Plan:
-    """The validated plan; `shaped_like`, a plan already known writable with the same ids, spares the layout."""
+def plan_from_data(data: Any, source: str = "<plan>", *, shaped_like: Plan | None = None,
+                   strict: bool = False) -> Plan:
+    """The validated plan; `shaped_like`, a plan already known writable with the same ids, spares the layout;
+    `strict`: a plan with warnings is refused (exit 2), once they are shown."""
     if data is None:
         raise PlanError("the plan is empty", source=source)
     try:
@@ -113,7 +115,7 @@ def plan_from_data(data: Any, source: str = "<plan>", *, shaped_like: Plan | Non
     found = plan_warnings(plan)
     for message in found:
         warnings.warn(visible(f"{source}: {message}"), PlanWarning, stacklevel=2)
-    if found and STRICT.get():
+    if found and strict:
         raise PlanError(f"{len(found)} warning{'s' if len(found) > 1 else ''} (above); --strict makes them errors",
                         source=source)
     return plan

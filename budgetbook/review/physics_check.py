@@ -9,14 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..physics.model import physics_rows
 from ..plan.model import Plan
-from ..printing_physics import physics_rows  # on first use, not at import: loads openpyxl, pydantic, pydantic_core
 from .compare import close_enough
 from .findings import Finding, clipped, jsonable
-from .readback import (
-    OpenedWorkbook,
-    is_error_value,  # on first use, not at import: loads openpyxl, pydantic, pydantic_core, yaml
-)
+from .readback import OpenedWorkbook, is_error_value
 
 ABS_TOL = 1e-9  # the figures are hours, shares and counts, not money: the currency tolerance does not apply
 

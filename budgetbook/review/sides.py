@@ -206,3 +206,15 @@ def source_notes(text: str) -> dict[tuple, str]:
             if not isinstance(value, yaml.ScalarNode):
                 todo.append((value, path + (key,)))
     return notes
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A file `textconv` cannot read as a budget: why, and its text (None when it is not text: its size and
+    SHA-256 instead)."""
+
+    path: Path
+    reason: str
+    text: str | None
+    size: int
+    sha256: str | None

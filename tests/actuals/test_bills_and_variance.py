@@ -18,10 +18,10 @@ from libreoffice import needs_libreoffice, recalculated_values
 from strategies import plans
 
 from budgetbook.actuals.api import book_variance, import_actuals
-from budgetbook.actuals.printing import render_variance
 from budgetbook.api import check_workbook, extract_plan, generate_workbook, show_months
 from budgetbook.ledger.embed import read_embedded_actuals
 from budgetbook.ledger.variance import compute_variance
+from budgetbook.output.actuals import render_variance
 from budgetbook.planfile.loader import load_plan
 from budgetbook.xlsx.evaluate import evaluate_workbook
 

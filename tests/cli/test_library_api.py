@@ -43,3 +43,50 @@ def test_refusals_are_errors_not_exits(tmp_path):
     with pytest.raises(UsageError, match="no template named"):
         api.init_plan("nope", tmp_path / "nope.yaml")
     assert sha(plan) == before
+
+
+def test_every_command_is_an_api_call_that_returns_data(tmp_path, capsys):
+    """sensitivity, simulate, actuals, variance and textconv too: data back, nothing printed."""
+    from focus_bills import PAYROLL
+
+    from budgetbook.planfile.loader import load_plan
+    from budgetbook.ranges.sensitivity import sensitivity
+    from budgetbook.ranges.simulate import simulate
+    from budgetbook.review.sides import Side
+
+    plan = load_plan("pretrain-7b")
+    assert api.sensitivity("pretrain-7b").as_json() == sensitivity(plan).as_json()
+    assert api.sensitivity("pretrain-7b", "neo_cloud").market == "neo_cloud"
+    assert api.simulate("pretrain-7b", 500, 3, "pert").as_json() == simulate(plan, 500, 3, "pert").as_json()
+    book = api.generate_workbook("pretrain-7b", tmp_path / "p.xlsx")
+    (tmp_path / "payroll.csv").write_text(PAYROLL)
+    result = api.import_actuals(book, [tmp_path / "payroll.csv"], tmp_path / "a.xlsx")
+    assert result.written == tmp_path / "a.xlsx" and sum(b.total for b in result.imported) == 401750
+    report = api.book_variance(result.written)
+    assert sum(line.totals()["actual"] for line in report.lines if line.item == "people") == 401750
+    found, problem = api.budget_text(str(book))
+    assert isinstance(found, Side) and problem is None and found.plan.name == "pretrain-7b"
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("name: [broken\n")
+    found, problem = api.budget_text(str(broken))
+    assert isinstance(found, api.Unreadable) and found.text == "name: [broken\n" and "invalid YAML" in problem
+    assert capsys.readouterr() == ("", "")
+
+
+def test_strict_is_a_parameter_not_ambient_state(tmp_path):
+    """`strict` refuses a plan with warnings where it is passed, and nowhere else (no state left behind)."""
+    from budgetbook.errors import PlanError
+
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(template_text(FT).replace("ideal_gpu_hours: 30000", "ideal_gpu_hours: 30000\n    mfu: 0.9")
+                    .replace("utilization: {low: 1.5, base: 1.6, high: 1.8}", ""))
+    with pytest.warns(UserWarning, match="mfu"):
+        assert api.show_plan(plan).plan == FT
+    for call in (lambda: api.show_plan(plan, strict=True), lambda: api.show_months(plan, strict=True),
+                 lambda: api.calibrate_plan(plan, strict=True),
+                 lambda: api.generate_workbook(plan, tmp_path / "x.xlsx", strict=True)):
+        with pytest.warns(UserWarning), pytest.raises(PlanError, match="--strict makes them errors"):
+            call()
+    assert not (tmp_path / "x.xlsx").exists()
+    with pytest.warns(UserWarning):
+        assert api.calibrate_plan(plan)["plan"] == FT  # the refusal held for that call only

@@ -13,10 +13,9 @@ from hypothesis import strategies as st
 from libreoffice import error_cells, needs_libreoffice, recalculate
 
 from budgetbook.physics.calibration import PUBLISHED_RUNS, percentile, published_mfus
-from budgetbook.physics.model import plan_physics
+from budgetbook.physics.model import physics_rows, plan_physics
 from budgetbook.plan.catalog import CATALOG, lookup
 from budgetbook.planfile.loader import plan_from_text, template_names
-from budgetbook.printing_physics import physics_rows
 from budgetbook.workbook.write import write_workbook
 from budgetbook.xlsx.evaluate import evaluate_workbook
 

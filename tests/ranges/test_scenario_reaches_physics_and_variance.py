@@ -15,8 +15,8 @@ from budgetbook.actuals.api import book_variance, import_actuals
 from budgetbook.api import check_workbook, generate_workbook
 from budgetbook.ledger.embed import read_embedded_actuals
 from budgetbook.ledger.variance import compute_variance
+from budgetbook.physics.model import physics_rows
 from budgetbook.planfile.loader import load_plan
-from budgetbook.printing_physics import physics_rows
 
 PLAN = "pretrain-7b"
 SWITCH = {"best": "low", "worst": "high"}

@@ -1,5 +1,9 @@
 """`budgetbook variance` and `budgetbook actuals` output: table, JSON, CSV and markdown.
 
+`actuals` prints one summary line per batch of bills imported (named by its invoice key:
+ProviderName, BillingAccountId, InvoiceId as the bill has them) and `Wrote OUT`, or its JSON;
+every text from a bill goes through `plaintext.visible`.
+
 CSV and markdown: one row per market and line item (the market's total after its
 lines) with the columns `market,item,label,plan,plan_to_date,actual,variance,
 variance_pct,forecast,at_completion`; `variance_pct` is a share (0.1 = 10 %).
@@ -9,19 +13,35 @@ The table prints one block per market, then the unmapped charges.
 from __future__ import annotations
 
 import csv
-import sys
 from typing import TextIO
 
+from ..actuals.api import ImportResult
 from ..ledger.variance import VarianceReport
-from ..plaintext import visible
-from ..printing import FORMULA_STARTS
+from .emit import console as guarded_console
+from .emit import line as print_line
+from .emit import stdout, warning, write_json, wrote
+from .plaintext import visible
+from .show import FORMULA_STARTS
 
 COLUMNS = ("plan", "plan_to_date", "actual", "variance", "variance_pct", "forecast", "at_completion")
 
 
+def render_import(result: ImportResult, fmt: str) -> None:
+    """`actuals`: its warnings on stderr, then a summary line per batch and `Wrote OUT`, or the JSON."""
+    for found in result.warnings:
+        warning(found)
+    if fmt == "json":
+        write_json(result.as_json())
+        return
+    for summary in result.summary():
+        print_line(visible(summary))
+    wrote(result.written)
+
+
 def render_variance(report: VarianceReport, fmt: str, threshold: float, out: TextIO | None = None) -> None:
-    out = out or sys.stdout
-    {"table": _table, "csv": _csv, "markdown": _markdown}[fmt](report, threshold, out)
+    """`variance` in `fmt` (table, json, csv, markdown) on `out` (default: standard output)."""
+    {"table": _table, "csv": _csv, "markdown": _markdown,
+     "json": lambda r, t, o: write_json(r.as_json(t), o)}[fmt](report, threshold, stdout(out))
 
 
 def _safe(text: str) -> str:
@@ -34,7 +54,8 @@ def _csv(report: VarianceReport, threshold: float, out: TextIO) -> None:
     writer.writerow(["market", "item", "label", *COLUMNS])
     for line in report.lines:
         totals = line.totals()
-        writer.writerow([line.market, line.item, _safe(line.label), *(repr(totals[c]) for c in COLUMNS)])
+        writer.writerow([visible(line.market), visible(line.item), _safe(line.label),
+                         *(repr(totals[c]) for c in COLUMNS)])
 
 
 def _markdown(report: VarianceReport, threshold: float, out: TextIO) -> None:
@@ -44,21 +65,20 @@ def _markdown(report: VarianceReport, threshold: float, out: TextIO) -> None:
     for line in report.lines:
         totals = line.totals()
         values = [f"{totals[c] * 100:,.1f} %" if c == "variance_pct" else f"{totals[c]:,.2f}" for c in COLUMNS]
-        out.write(f"| {line.market} | {line.item} | {cell(line.label)} | " + " | ".join(values) + " |\n")
+        out.write(f"| {cell(line.market)} | {cell(line.item)} | {cell(line.label)} | " + " | ".join(values) + " |\n")
 
 
 def _table(report: VarianceReport, threshold: float, out: TextIO) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(file=out, width=max(110, Console().width), highlight=False)
+    console = guarded_console(out, 110)
     billed = report.months[report.billed - 1] if report.billed else "none"
     console.print(Text(f"{visible(report.plan)}: plan vs bills ({report.currency}), months billed "
                        f"{report.months[0]} to {billed} of {report.months[-1]}"))
     over = {(line.market, line.item) for line in report.over(threshold)}
     for market in dict.fromkeys(line.market for line in report.lines):
-        table = Table(title=Text(market), title_justify="left")
+        table = Table(title=Text(visible(market)), title_justify="left")
         for head in ("line item", "plan to date", "actual", "variance", "variance %", "plan", "forecast"):
             table.add_column(head, justify="left" if head == "line item" else "right")
         for line in (ln for ln in report.lines if ln.market == market):

@@ -1,4 +1,4 @@
-"""`diff`'s outputs (a terminal table, Markdown for a pull-request comment) and `textconv`'s budget text.
+"""`diff`'s outputs (a terminal table, Markdown for a pull-request comment, JSON) and `textconv`'s budget text.
 
 JSON is `BudgetDiff.as_json`. Every text here comes from a plan or a workbook,
 so it goes through `plaintext.visible`; the Markdown also escapes what a
@@ -9,16 +9,15 @@ comment or inject markup into it.
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 from typing import TextIO
 
+from ..plan.numbers import Num
+from ..review.diff import BudgetDiff, FigureChange
+from ..review.sides import Side, Unreadable
+from .emit import console as guarded_console
+from .emit import stdout, text, warning, write_json
 from .plaintext import visible
-from .plan.numbers import Num
-from .plan.yamlsafe import MAX_PLAN_BYTES  # on first use, not at import: loads yaml
-from .printing import money
-from .review.diff import BudgetDiff, FigureChange
-from .review.sides import Side
+from .show import money
 
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_.\[\]-]+")
 COLLAPSE_AT = 10  # Markdown lists longer than this go in a collapsed <details> block
@@ -63,18 +62,18 @@ def _setting(value: object) -> str:
 
 
 def render_diff(result: BudgetDiff, fmt: str, out: TextIO | None = None) -> None:
-    out = out or sys.stdout
-    {"table": render_table, "markdown": render_markdown}[fmt](result, out)
+    """`diff` in `fmt` (table, json, markdown) on `out` (default: standard output)."""
+    {"table": render_table, "markdown": render_markdown,
+     "json": lambda r, o: write_json(r.as_json(), o, default=str)}[fmt](result, stdout(out))
 
 
 # ---------------------------------------------------------------- the terminal table
 
 def render_table(result: BudgetDiff, out: TextIO) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(file=out, width=max(100, Console().width), highlight=False)
+    console = guarded_console(out)
     cur, was = result.currency, result.old.plan.currency
     console.print(Text(f"{side_text(result.old)} -> {side_text(result.new)}", style="bold"))
     if not result.changed:
@@ -220,19 +219,16 @@ def budget_text(side: Side) -> str:
     return "\n".join(lines) + "\n"
 
 
-def unreadable_text(path: Path, reason: str) -> str:
+def unreadable_text(found: Unreadable) -> str:
     """A file `textconv` cannot read as a budget: why, then its text, or its size and digest when not text."""
-    import hashlib
+    head = f"budgetbook: not readable as a budget: {visible(found.reason)}\n"
+    if found.text is not None:
+        return head + found.text
+    return head + f"{found.size:,} bytes, SHA-256 {found.sha256}\n"
 
-    head = f"budgetbook: not readable as a budget: {visible(reason)}\n"
-    if path.stat().st_size <= MAX_PLAN_BYTES:
-        data = path.read_bytes()
-        try:
-            return head + data.decode("utf-8")
-        except UnicodeDecodeError:
-            pass
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return head + f"{path.stat().st_size:,} bytes, SHA-256 {digest.hexdigest()}\n"
+
+def render_textconv(found: Side | Unreadable, problem: str | None, out: TextIO | None = None) -> None:
+    """`textconv`: the budget as text (a file it cannot read: the problem on stderr, and the file as text)."""
+    if problem is not None:  # still text, exit 0: a failing textconv would stop `git diff` altogether
+        warning(problem)
+    text(budget_text(found) if isinstance(found, Side) else unreadable_text(found), out)

@@ -4,31 +4,34 @@ JSON is `MonthlyBreakdown.as_json`. CSV and markdown give one row per line
 item and market (`market,item,label,<month>...,total`), the total of each
 market after its lines, then one `cumulative` row per market. The table gives
 one block per market: months down, line items across, the cumulative spend last.
+Every label and id goes through `plaintext.visible`, as in `show.py`.
 """
 
 from __future__ import annotations
 
 import csv
-import sys
 from typing import TextIO
 
-from .printing import FORMULA_STARTS, money
-from .reference import MonthlyBreakdown
+from ..reference import MonthlyBreakdown
+from .emit import console, stdout, write_json
+from .plaintext import visible
+from .show import FORMULA_STARTS, money
 
 CUMULATIVE = ("cumulative", "Cumulative spend")
 
 
 def render_months(monthly: MonthlyBreakdown, fmt: str, out: TextIO | None = None) -> None:
-    out = out or sys.stdout
-    {"table": _table, "csv": _csv, "markdown": _markdown}[fmt](monthly, out)
+    """`show --by month` in `fmt` (table, json, csv, markdown) on `out` (default: standard output)."""
+    {"table": _table, "csv": _csv, "markdown": _markdown,
+     "json": lambda m, o: write_json(m.as_json(), o)}[fmt](monthly, stdout(out))
 
 
 def _rows(monthly: MonthlyBreakdown):
     """(market, item, label, values, total); the cumulative rows have no total (it would count twice)."""
     for row in monthly.rows:
-        yield row.market, row.item, row.label, row.values, row.total
+        yield visible(row.market), visible(row.item), visible(row.label), row.values, row.total
     for market in monthly.markets:
-        yield market, *CUMULATIVE, monthly.cumulative(market), None
+        yield visible(market), *CUMULATIVE, monthly.cumulative(market), None
 
 
 def _csv(monthly: MonthlyBreakdown, out: TextIO) -> None:
@@ -51,22 +54,21 @@ def _markdown(monthly: MonthlyBreakdown, out: TextIO) -> None:
 
 
 def _table(monthly: MonthlyBreakdown, out: TextIO) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(file=out, width=max(100, Console().width), highlight=False)
+    shown = console(out)
     cur = monthly.currency
     for market in monthly.markets:
         rows = [r for r in monthly.rows if r.market == market]
-        table = Table(title=Text(f"{monthly.plan}: {market}, by month ({cur})"), title_justify="left")
+        table = Table(title=Text(visible(f"{monthly.plan}: {market}, by month ({cur})")), title_justify="left")
         table.add_column("Month")
         for row in rows:
-            table.add_column(Text(row.label), justify="right", style="bold" if row.item == "total" else "")
+            table.add_column(Text(visible(row.label)), justify="right", style="bold" if row.item == "total" else "")
         table.add_column("Cumulative", justify="right")
         for n, month in enumerate(monthly.months):
             cumulative = monthly.cumulative(market)[n]
             table.add_row(month, *(money(row.values[n], cur) for row in rows), money(cumulative, cur))
         table.add_section()
         table.add_row(Text("Total", style="bold"), *(money(row.total, cur) for row in rows), "")
-        console.print(table)
+        shown.print(table)

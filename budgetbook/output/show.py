@@ -1,4 +1,4 @@
-"""`show`'s human and tabular outputs of a Breakdown (JSON is `Breakdown.as_json`).
+"""`show`'s and `check`'s outputs: the table, CSV, Markdown and JSON of a Breakdown, and of a CheckReport.
 
 The table keeps seed 003's three magnitudes apart: the development cost lines
 and their total first, then the final-run compute and the serving cost, under
@@ -6,19 +6,22 @@ their own heading, so nobody reads them as parts of the total.
 
 Every text these outputs print comes from a plan or a workbook, so it goes
 through `plaintext.visible`: a label's control characters are shown, never
-sent to the terminal or into a CSV cell.
+sent to the terminal or into a CSV cell. JSON is `Breakdown.as_json`.
 """
 
 from __future__ import annotations
 
 import csv
-import sys
 from typing import TextIO
 
-from .lineitems.registry import beside_total_ids
+from ..lineitems.registry import beside_total_ids
+from ..physics.model import physics_rows
+from ..reference import Breakdown, Figure
+from ..review.check import CheckReport
+from .emit import console as guarded_console
+from .emit import stdout, write_json
+from .physics import render_physics_table
 from .plaintext import visible
-from .printing_physics import physics_rows, render_physics_table
-from .reference import Breakdown, Figure
 
 COLUMNS = ("name", "item", "market", "label", "value", "low", "high")
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
@@ -41,14 +44,14 @@ def money_range(figure: Figure, currency: str) -> str:
 
 
 def render(breakdown: Breakdown, fmt: str, out: TextIO | None = None) -> None:
-    out = out or sys.stdout
-    {"table": render_table, "csv": render_csv, "markdown": render_markdown}[fmt](breakdown, out)
+    """`show` in `fmt` (table, json, csv, markdown) on `out` (default: standard output), behind the guard."""
+    {"table": render_table, "csv": render_csv, "markdown": render_markdown,
+     "json": lambda b, o: write_json(b.as_json(), o)}[fmt](breakdown, stdout(out))
 
 
 def render_table(breakdown: Breakdown, out: TextIO) -> None:
     """Markets side by side, by label; a line item a row, its range below its value; then one line
     naming the cheapest market and what it saves against the dearest."""
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -78,12 +81,11 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
             note = BESIDE_NOTES.get(item, "") if beside else ""
             table.add_row(Text(("  " if beside else "") + visible(label) + note, style=bold), *cells)
     needed = 28 + (max(widest, 12) + 3) * len(breakdown.markets)
-    console = Console(file=out, width=max(100, Console().width, needed), highlight=False)
+    console = guarded_console(out, max(100, needed))
     console.print(table)
     line = decision_line(breakdown)
     if line:
         console.print(Text(visible(line)))
-
     render_physics_table(breakdown.source, out)
 
 
@@ -136,7 +138,7 @@ def render_csv(breakdown: Breakdown, out: TextIO) -> None:
 
 
 def _physics(breakdown: Breakdown):
-    """The physical figures after the money ones (`printing_physics`), text made visible."""
+    """The physical figures after the money ones (`physics.physics_rows`), text made visible."""
     for name, item, market, label, value in physics_rows(breakdown.source):
         yield visible(name), item, visible(market), visible(label), value
 
@@ -154,13 +156,15 @@ def render_markdown(breakdown: Breakdown, out: TextIO) -> None:
         out.write(f"| {name} | {item} | {market} | {cell(label)} | {shown} |  |  |\n")
 
 
-def render_check(report, out: TextIO | None = None) -> None:
-    """`check`'s table: findings by severity, then every figure beside the reference."""
-    from rich.console import Console
+def render_check(report: CheckReport, fmt: str = "table", out: TextIO | None = None) -> None:
+    """`check`'s table (findings by severity, then every figure beside the reference) or its JSON."""
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(file=out or sys.stdout, width=max(100, Console().width), highlight=False)
+    if fmt == "json":
+        write_json(report.as_json(), out, default=str)
+        return
+    console = guarded_console(out)
     status = Text("OK", style="bold green") if report.ok else Text("ERRORS FOUND", style="bold red")
     console.print(Text(f"{visible(report.workbook)}: ") + status)
     findings = report.sorted_findings()

@@ -1,19 +1,19 @@
-"""The table, CSV and Markdown of `sensitivity` and `simulate` (their JSON is `as_json`).
+"""The table, CSV, Markdown and JSON (`as_json`) of `sensitivity` and `simulate`.
 
 Plan text goes through `plaintext.visible` and CSV labels are guarded against formula injection,
-as in `printing.py`.
+as in `show.py`.
 """
 
 from __future__ import annotations
 
 import csv
-import sys
 from typing import TextIO
 
+from ..ranges.sensitivity import Sensitivity
+from ..ranges.simulate import Simulation
+from .emit import console, stdout, write_json
 from .plaintext import visible
-from .printing import FORMULA_STARTS, money
-from .ranges.sensitivity import Sensitivity
-from .ranges.simulate import Simulation
+from .show import FORMULA_STARTS, money
 
 SENSITIVITY_COLUMNS = ("input", "name", "label", "low", "high", "low_total", "high_total", "swing")
 SIMULATION_COLUMNS = ("market", "p10", "p50", "p90", "mean")
@@ -25,7 +25,11 @@ def _label(text: str) -> str:
 
 
 def render_sensitivity(result: Sensitivity, fmt: str, out: TextIO | None = None) -> None:
-    out = out or sys.stdout
+    """`sensitivity` in `fmt` (table, json, csv, markdown) on `out` (default: standard output)."""
+    out = stdout(out)
+    if fmt == "json":
+        write_json(result.as_json(), out)
+        return
     rows = [(visible(s.input), visible(s.name), s.label, s.low, s.high, s.low_total, s.high_total, s.swing)
             for s in result.inputs]
     if fmt == "csv":
@@ -42,7 +46,6 @@ def render_sensitivity(result: Sensitivity, fmt: str, out: TextIO | None = None)
             out.write(f"| {cell(key)} | {name} | {cell(visible(label))} | "
                       + " | ".join(f"{n:,.6g}" if i < 2 else f"{n:,.2f}" for i, n in enumerate(numbers)) + " |\n")
         return
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -55,11 +58,15 @@ def render_sensitivity(result: Sensitivity, fmt: str, out: TextIO | None = None)
     for _key, _name, label, low, high, low_total, high_total, swing in rows:
         table.add_row(Text(visible(label)), f"{low:,.6g}", f"{high:,.6g}", money(low_total, result.currency),
                       money(high_total, result.currency), money(swing, result.currency))
-    Console(file=out, width=max(100, Console().width), highlight=False).print(table)
+    console(out).print(table)
 
 
 def render_simulation(result: Simulation, fmt: str, out: TextIO | None = None) -> None:
-    out = out or sys.stdout
+    """`simulate` in `fmt` (table, json, csv, markdown) on `out` (default: standard output)."""
+    out = stdout(out)
+    if fmt == "json":
+        write_json(result.as_json(), out)
+        return
     markets = list(result.markets)
     if fmt in ("csv", "markdown"):
         columns = SIMULATION_COLUMNS + ("cheapest",) + tuple(f"p_cheaper_{m}" for m in markets)
@@ -79,7 +86,6 @@ def render_simulation(result: Simulation, fmt: str, out: TextIO | None = None) -
             out.write(f"| {row[0]} | " + " | ".join(f"{v:,.2f}" if i < 4 else (v if v == "" else f"{v:.4f}")
                                                    for i, v in enumerate(row[1:])) + " |\n")
         return
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -91,4 +97,4 @@ def render_simulation(result: Simulation, fmt: str, out: TextIO | None = None) -
     for market, s in result.markets.items():
         table.add_row(Text(visible(market)), *(money(v, result.currency) for v in (s.p10, s.p50, s.p90, s.mean)),
                       f"{s.cheapest:.1%}")
-    Console(file=out, width=max(100, Console().width), highlight=False).print(table)
+    console(out).print(table)
