@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
-from ..errors import BudgetbookError, UsageError, WorkbookError
+from ..errors import BudgetbookError, PlanError, UsageError, WorkbookError
 from ..plan.inputs import InputCell, input_cells
 from ..plan.model import Plan
 from ..reference import Breakdown, compute_breakdown
@@ -98,7 +98,12 @@ def _from_workbook(path: Path, spec: str) -> Side:
         raise WorkbookError(f"{problems[0].where}: {problems[0].message}{more}", source=str(path))
     text = rewrite_plan(book.plan_text, current_ranges(book, cells, values), book)
     # shaped like the embedded plan (same ids): laid out once already, not again
-    plan = plan_from_data(parse_yaml_text(text), f"{path} (current inputs)", shaped_like=book.plan)
+    try:
+        plan = plan_from_data(parse_yaml_text(text), f"{path} (current inputs)", shaped_like=book.plan)
+    except PlanError as exc:  # a rule across inputs: named by its cell
+        from .input_cell_errors import as_workbook_error
+
+        raise as_workbook_error(book, cells, exc) from None
     findings = audit.formula_edits(book) + structure.audit_structure(book)
     return Side(spec, "workbook", plan, text, compute_breakdown(plan), findings)
 
