@@ -3,6 +3,10 @@
 A reader (or a crashed run) sees either the old file or the complete new one,
 never half a workbook. The temporary file lives in the target's own directory
 because `os.replace` is only atomic within one file system.
+
+Libraries write scratch files of their own in the temporary folder (openpyxl one per sheet, in
+`TMPDIR`): a failure there (the folder full, or no usable temporary folder at all) is named as the
+temporary folder's, not blamed on the output, which may have had room (`temp_folder_error`).
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import os
 import secrets
 import signal
 import stat
+import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -172,3 +178,41 @@ def write_text_atomic(path: PathLike, text: str, *, protect: Iterable[PathLike] 
 def write_bytes_atomic(path: PathLike, data: bytes, *, protect: Iterable[PathLike] = ()) -> Path:
     """Write `data` to `path` atomically."""
     return atomic_write(path, lambda tmp: tmp.write_bytes(data), protect=protect)
+
+
+def temp_folder_error(exc: OSError) -> OutputError:
+    """One line naming the temporary folder, for `exc` raised by a library writing its scratch files there
+    (a save into memory: nothing else can fail); those files are removed, its suspended writers closed."""
+    _release_quietly(exc)
+    try:
+        folder = tempfile.gettempdir()
+    except OSError:  # none usable at all: name the one the user set, or the system's
+        folder = os.environ.get("TMPDIR") or "/tmp"  # noqa: S108 - a name in a message, nothing is written there
+        return OutputError("cannot write temporary files: no usable temporary folder (it and the system's are "
+                           "missing or read-only); set TMPDIR to a writable folder", source=f"{folder} (TMPDIR)")
+    return OutputError(f"cannot write a temporary file: {describe_os_error(exc)}; free space there or set TMPDIR "
+                       "to a folder with room", source=f"{folder} (the temporary folder)")
+
+
+def _release_quietly(exc: BaseException) -> None:
+    """Drop the frames of a failed library write now, its scratch files with them.
+
+    openpyxl's sheet writer is a suspended generator holding its scratch file: finalized later, it tries
+    to write again and prints "Exception ignored ..." with a traceback; here its frames are cleared while
+    such reports are silenced, and the scratch files it listed (removed only at exit) are removed.
+    """
+    import gc
+    import traceback
+
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda _report: None
+    try:
+        traceback.clear_frames(exc.__traceback__)
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    leftovers = getattr(sys.modules.get("openpyxl.worksheet._writer"), "ALL_TEMP_FILES", None)
+    for path in list(leftovers or ()):
+        with contextlib.suppress(OSError):
+            os.remove(path)
+            leftovers.remove(path)

@@ -16,6 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
+from ..atomic import temp_folder_error
 from ..errors import BudgetbookError, PlanError, UsageError, WorkbookError
 from ..plan.inputs import InputCell, input_cells
 from ..plan.model import Plan
@@ -121,10 +122,17 @@ def _from_git(spec: str) -> Side:
     size = _git(["cat-file", "-s", object_name], spec).strip()
     if not size.isdigit() or int(size) > MAX_GIT_BLOB:
         raise UsageError(f"`{spec}`: {size} bytes is more than a plan or workbook may hold")
-    with tempfile.TemporaryDirectory(prefix="budgetbook-diff-") as tmp:
+    try:  # a failure here is the temporary folder's, not the revision's
+        scratch = tempfile.TemporaryDirectory(prefix="budgetbook-diff-")
+    except OSError as exc:
+        raise temp_folder_error(exc) from None
+    with scratch as tmp:
         copy = Path(tmp) / (Path(path).name or "blob")
-        with open(copy, "wb") as out:
-            _git(["cat-file", "blob", object_name], spec, stdout=out)
+        try:
+            with open(copy, "wb") as out:
+                _git(["cat-file", "blob", object_name], spec, stdout=out)
+        except OSError as exc:
+            raise temp_folder_error(exc) from None
         try:
             if is_workbook(copy):
                 side = _from_workbook(copy, spec)

@@ -25,6 +25,7 @@ import zipfile
 from typing import Any
 from xml.etree import ElementTree
 
+from ..atomic import temp_folder_error
 from ..xlsx.values import plain
 from ..xlsx.xstring import escape
 
@@ -107,7 +108,10 @@ def save_with_values(wb: Any) -> bytes:
     from ..xlsx.fasteval import evaluate_cells
 
     buffer = io.BytesIO()
-    wb.save(buffer)
+    try:
+        wb.save(buffer)
+    except OSError as exc:  # into memory: only openpyxl's scratch files (one per sheet, in TMPDIR) can fail
+        raise temp_folder_error(exc) from None
     try:
         values = evaluate_cells(wb)
     except Unsupported:
