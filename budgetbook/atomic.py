@@ -91,7 +91,9 @@ def _final_mode(dest: Path) -> int:
 
 def describe_os_error(exc: OSError) -> str:
     """An OSError in a few words for a one-line message."""
-    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+    if exc.errno == errno.EROFS:
+        return "read-only file system"
+    if exc.errno in (errno.EACCES, errno.EPERM):
         return "permission denied"
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return "no space left on the device"
@@ -134,8 +136,9 @@ def atomic_output(path: PathLike, *, protect: Iterable[PathLike] = ()) -> Iterat
                 break
             except FileExistsError:
                 tmp = None  # somebody else's: never ours to remove
-            except OSError as exc:  # nothing made: the `finally` finds no file to remove
-                raise OutputError(f"cannot write in {dest.parent}: {describe_os_error(exc)}",
+            except OSError as exc:  # nothing made: the `finally` has no file to remove (on a read-only file
+                tmp = None           # system, unlinking the name would fail with EROFS, not "no such file")
+                raise OutputError(f"cannot write in {os.path.abspath(dest.parent)}: {describe_os_error(exc)}",
                                   source=str(dest)) from None
         else:
             raise OutputError(f"cannot write in {dest.parent}: no free temporary name", source=str(dest))

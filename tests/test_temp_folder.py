@@ -6,7 +6,8 @@ which had room. Each case runs the real CLI in a private mount namespace (`unsha
 64 KB tmpfs nearly full as `TMPDIR`, or every folder Python's `tempfile` would try mounted read-only
 (it falls back from an unwritable `TMPDIR` to /tmp, /var/tmp and the working folder, so a read-only
 `TMPDIR` alone is no failure: that case is shown to write the workbook and leave `TMPDIR` empty). The
-mounts vanish with the process; where namespaces or mounts are not permitted the tests skip.
+mounts vanish with the process; where namespaces or mounts are not permitted the tests skip. And a
+read-only output folder (issue 27 item 9): one line naming the file and the folder.
 """
 
 from __future__ import annotations
@@ -87,3 +88,21 @@ def test_a_read_only_temporary_folder_falls_back_and_writes(tmp_path):
         ''', RO=str(ro), OUT=str(out))
     assert done.returncode == 0 and done.stdout == f"Wrote {out / 'book.xlsx'}\n", done.stdout + done.stderr
     assert (out / "book.xlsx").stat().st_size > 10_000 and (out / "stderr").read_text() == ""
+
+
+@pytest.mark.parametrize("command", [["generate", "pretrain-7b", "-o", "book.xlsx"],
+                                     ["init", "pretrain-7b", "-o", "p.yaml"]])
+def test_a_read_only_output_folder_names_the_file_and_the_folder(tmp_path, command):
+    """A read-only file system (root writes through chmod, not through this): it said only "cannot write the
+    output: permission denied", because removing a temporary name never made failed with EROFS."""
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    done = in_namespace(f'''
+        mount -t tmpfs -o ro,size=64k tmpfs "$RO"
+        cd "$RO"
+        "$PYTHON" -m budgetbook {" ".join(command)} || echo "exit $?"
+        ls -A
+        ''', RO=str(ro))
+    assert done.returncode == 0
+    assert done.stdout == "exit 2\n", done.stdout
+    assert done.stderr == f"Error: {command[-1]}: cannot write in {ro}: read-only file system\n", done.stderr
