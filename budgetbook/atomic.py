@@ -183,26 +183,33 @@ def write_bytes_atomic(path: PathLike, data: bytes, *, protect: Iterable[PathLik
     return atomic_write(path, lambda tmp: tmp.write_bytes(data), protect=protect)
 
 
-def temp_folder_error(exc: OSError) -> OutputError:
+def scratch_files() -> frozenset[str]:
+    """The scratch files openpyxl has made and not yet removed (it removes them only at exit after a failure)."""
+    return frozenset(getattr(sys.modules.get("openpyxl.worksheet._writer"), "ALL_TEMP_FILES", None) or ())
+
+
+def temp_folder_error(exc: OSError, before: frozenset[str] = frozenset()) -> OutputError:
     """One line naming the temporary folder, for `exc` raised by a library writing its scratch files there
-    (a save into memory: nothing else can fail); those files are removed, its suspended writers closed."""
-    _release_quietly(exc)
+    (a save into memory: nothing else can fail); the scratch files made since `before` are removed, and the
+    library's suspended writers closed."""
+    _release_quietly(exc, before)
     try:
         folder = tempfile.gettempdir()
     except OSError:  # none usable at all: name the one the user set, or the system's
-        folder = os.environ.get("TMPDIR") or "/tmp"  # noqa: S108 - a name in a message, nothing is written there
+        given = os.environ.get("TMPDIR")
+        where = f"{given} (TMPDIR)" if given else "/tmp (the temporary folder)"  # noqa: S108 - only named
         return OutputError("cannot write temporary files: no usable temporary folder (it and the system's are "
-                           "missing or read-only); set TMPDIR to a writable folder", source=f"{folder} (TMPDIR)")
+                           "missing or read-only); set TMPDIR to a writable folder", source=where)
     return OutputError(f"cannot write a temporary file: {describe_os_error(exc)}; free space there or set TMPDIR "
                        "to a folder with room", source=f"{folder} (the temporary folder)")
 
 
-def _release_quietly(exc: BaseException) -> None:
-    """Drop the frames of a failed library write now, its scratch files with them.
+def _release_quietly(exc: BaseException, before: frozenset[str]) -> None:
+    """Drop the frames of a failed library write now, and its scratch files.
 
     openpyxl's sheet writer is a suspended generator holding its scratch file: finalized later, it tries
     to write again and prints "Exception ignored ..." with a traceback; here its frames are cleared while
-    such reports are silenced, and the scratch files it listed (removed only at exit) are removed.
+    such reports are silenced, and the scratch files it made (removed only at exit) are removed.
     """
     import gc
     import traceback
@@ -214,8 +221,8 @@ def _release_quietly(exc: BaseException) -> None:
         gc.collect()
     finally:
         sys.unraisablehook = hook
-    leftovers = getattr(sys.modules.get("openpyxl.worksheet._writer"), "ALL_TEMP_FILES", None)
-    for path in list(leftovers or ()):
+    listed = getattr(sys.modules.get("openpyxl.worksheet._writer"), "ALL_TEMP_FILES", None) or []
+    for path in sorted(scratch_files() - before):
         with contextlib.suppress(OSError):
             os.remove(path)
-            leftovers.remove(path)
+            listed.remove(path)

@@ -10,16 +10,21 @@ made as a user makes it: typed in LibreOffice (UNO), saved, then checked, extrac
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import openpyxl
 import pytest
 from cli_run import run, sha
+from hypothesis import HealthCheck, given, settings
 from libreoffice import needs_uno, uno_session
+from strategies import plans
 
 from budgetbook.api import generate_workbook
+from budgetbook.plan.inputs import input_cells
 from budgetbook.plan.loader import load_plan, plan_from_text
 from budgetbook.review.check import check_workbook
+from budgetbook.workbook import build_workbook
 
 P7 = "pretrain-7b"
 PRICE = "mkt_neo_cloud_price_h100_sxm"          # 3.23 in the range 3.04 to 3.42
@@ -130,3 +135,36 @@ def test_a_price_typed_below_its_low_in_libreoffice_checks_extracts_and_diffs(bo
     change, = [c for c in json.loads(out)["inputs"] if c["key"] == PRICE_KEY]
     assert change["change"] == "changed" and change["new"] == {"low": 2.5, "base": 2.5, "high": 3.42}
     assert sha(saved) == before
+
+
+def _validation_allows(rule, value: float) -> bool:
+    """What a cell's data validation (as written) accepts: `decimal between`, or the custom exclusive-minimum rule."""
+    if rule.type == "decimal":
+        assert rule.operator == "between"
+        return float(rule.formula1) <= value <= float(rule.formula2)
+    import re
+
+    minimum, maximum = re.fullmatch(r"AND\(ISNUMBER\(\w+\),\w+>([^,]+),\w+<=([^)]+)\)", rule.formula1).groups()
+    return float(minimum) < value <= float(maximum)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plans())
+def test_every_input_cell_validates_exactly_its_hard_bounds(plan_and_text):
+    """The validation a user meets when typing and the bounds `check` holds a value to are one rule: the value
+    cell and the Low and High cells of every input of random plans, at and just past each bound."""
+    plan, text = plan_and_text
+    wb = build_workbook(plan, text)
+    rules = {}
+    for rule in wb["Inputs"].data_validations.dataValidation:
+        for ref in str(rule.sqref).split():
+            rules[ref] = rule
+    for cell in input_cells(plan):
+        names = [cell.name] + ([f"{cell.name}_low", f"{cell.name}_high"] if cell.num.ranged else [])
+        for name in names:
+            (sheet, ref), = wb.defined_names[name].destinations
+            rule = rules[ref.replace("$", "")]
+            b = cell.bounds
+            for value in (b.minimum, b.maximum, math.nextafter(b.minimum, -math.inf),
+                          math.nextafter(b.maximum, math.inf), (b.minimum + b.maximum) / 2):
+                assert _validation_allows(rule, value) == b.allows(value), (name, value, rule.formula1)

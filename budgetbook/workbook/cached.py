@@ -25,7 +25,7 @@ import zipfile
 from typing import Any
 from xml.etree import ElementTree
 
-from ..atomic import temp_folder_error
+from ..atomic import scratch_files, temp_folder_error
 from ..xlsx.values import plain
 from ..xlsx.xstring import escape
 
@@ -108,10 +108,11 @@ def save_with_values(wb: Any) -> bytes:
     from ..xlsx.fasteval import evaluate_cells
 
     buffer = io.BytesIO()
+    before = scratch_files()
     try:
         wb.save(buffer)
     except OSError as exc:  # into memory: only openpyxl's scratch files (one per sheet, in TMPDIR) can fail
-        raise temp_folder_error(exc) from None
+        raise temp_folder_error(exc, before) from None
     try:
         values = evaluate_cells(wb)
     except Unsupported:
