@@ -3,6 +3,10 @@
 A reader (or a crashed run) sees either the old file or the complete new one,
 never half a workbook. The temporary file lives in the target's own directory
 because `os.replace` is only atomic within one file system.
+
+Libraries write scratch files of their own in the temporary folder (openpyxl one per sheet, in
+`TMPDIR`): a failure there (the folder full, or no usable temporary folder at all) is named as the
+temporary folder's, not blamed on the output, which may have had room (`temp_folder_error`).
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import os
 import secrets
 import signal
 import stat
+import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -85,7 +91,9 @@ def _final_mode(dest: Path) -> int:
 
 def describe_os_error(exc: OSError) -> str:
     """An OSError in a few words for a one-line message."""
-    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+    if exc.errno == errno.EROFS:
+        return "read-only file system"
+    if exc.errno in (errno.EACCES, errno.EPERM):
         return "permission denied"
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return "no space left on the device"
@@ -128,8 +136,9 @@ def atomic_output(path: PathLike, *, protect: Iterable[PathLike] = ()) -> Iterat
                 break
             except FileExistsError:
                 tmp = None  # somebody else's: never ours to remove
-            except OSError as exc:  # nothing made: the `finally` finds no file to remove
-                raise OutputError(f"cannot write in {dest.parent}: {describe_os_error(exc)}",
+            except OSError as exc:  # nothing made: the `finally` has no file to remove (on a read-only file
+                tmp = None           # system, unlinking the name would fail with EROFS, not "no such file")
+                raise OutputError(f"cannot write in {os.path.abspath(dest.parent)}: {describe_os_error(exc)}",
                                   source=str(dest)) from None
         else:
             raise OutputError(f"cannot write in {dest.parent}: no free temporary name", source=str(dest))
@@ -172,3 +181,48 @@ def write_text_atomic(path: PathLike, text: str, *, protect: Iterable[PathLike] 
 def write_bytes_atomic(path: PathLike, data: bytes, *, protect: Iterable[PathLike] = ()) -> Path:
     """Write `data` to `path` atomically."""
     return atomic_write(path, lambda tmp: tmp.write_bytes(data), protect=protect)
+
+
+def scratch_files() -> frozenset[str]:
+    """The scratch files openpyxl has made and not yet removed (it removes them only at exit after a failure)."""
+    return frozenset(getattr(sys.modules.get("openpyxl.worksheet._writer"), "ALL_TEMP_FILES", None) or ())
+
+
+def temp_folder_error(exc: OSError, before: frozenset[str] = frozenset()) -> OutputError:
+    """One line naming the temporary folder, for `exc` raised by a library writing its scratch files there
+    (a save into memory: nothing else can fail); the scratch files made since `before` are removed, and the
+    library's suspended writers closed."""
+    _release_quietly(exc, before)
+    try:
+        folder = tempfile.gettempdir()
+    except OSError:  # none usable at all: name the one the user set, or the system's
+        given = os.environ.get("TMPDIR")
+        where = f"{given} (TMPDIR)" if given else "/tmp (the temporary folder)"  # noqa: S108 - only named
+        return OutputError("cannot write temporary files: no usable temporary folder (it and the system's are "
+                           "missing or read-only); set TMPDIR to a writable folder", source=where)
+    return OutputError(f"cannot write a temporary file: {describe_os_error(exc)}; free space there or set TMPDIR "
+                       "to a folder with room", source=f"{folder} (the temporary folder)")
+
+
+def _release_quietly(exc: BaseException, before: frozenset[str]) -> None:
+    """Drop the frames of a failed library write now, and its scratch files.
+
+    openpyxl's sheet writer is a suspended generator holding its scratch file: finalized later, it tries
+    to write again and prints "Exception ignored ..." with a traceback; here its frames are cleared while
+    such reports are silenced, and the scratch files it made (removed only at exit) are removed.
+    """
+    import gc
+    import traceback
+
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda _report: None
+    try:
+        traceback.clear_frames(exc.__traceback__)
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    listed = getattr(sys.modules.get("openpyxl.worksheet._writer"), "ALL_TEMP_FILES", None) or []
+    for path in sorted(scratch_files() - before):
+        with contextlib.suppress(OSError):
+            os.remove(path)
+            listed.remove(path)

@@ -138,6 +138,15 @@ def _tolerance(value: float) -> float:
     return value
 
 
+def _threshold(value: float) -> float:
+    """`variance --threshold`: a percentage; NaN would pass every line (click's range check calls it too large)."""
+    problem = tolerance_problem(value) or (f"must be at most 1e6 (a percentage), got {value:g}" if value > 1e6
+                                           else None)
+    if problem is not None:
+        raise typer.BadParameter(problem)
+    return value
+
+
 @app.command()
 def check(
     book: Annotated[Path, typer.Argument(help="Workbook to check (.xlsx).")],
@@ -234,7 +243,7 @@ def variance(
     book: Annotated[Path, typer.Argument(help="Workbook with imported bills (from `budgetbook actuals`).")],
     format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
     threshold: Annotated[float, typer.Option(
-        "--threshold", min=0, max=1e6, help="Exit 1 when a line item is over its plan to date by more than "
+        "--threshold", callback=_threshold, help="Exit 1 when a line item is over its plan to date by more than "
                                             "this percentage (default 0: any overspend).")] = 0.0,
 ):
     """Print plan vs actuals per market and line item; exit 1 when one is over budget beyond --threshold."""

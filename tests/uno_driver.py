@@ -10,7 +10,8 @@ venv. Reads one JSON job on stdin:
 Ops: insert_rows / delete_rows / insert_columns (0-based index, like the UNO API; a protected
 sheet is unprotected first, as a user must),
 move_sheet (to a 0-based tab position), set_value, type (a user typing `text`
-into a cell: refused on a locked cell of a protected sheet), unprotect (a sheet, with `password`),
+into a cell: refused on a locked cell of a protected sheet), unprotect (a sheet, or the workbook's
+structure when no sheet is given, with `password`),
 set_formula (Excel syntax: `=SUM(C5:C7)`, `='Failed runs'!C5`, commas), and
 delete_sheet. Then calculateAll() and store as xlsx. Exits non-zero with the
 reason on stderr.
@@ -118,7 +119,13 @@ def apply(doc, op, parser_holder):
         helper.executeDispatch(controller.getFrame(), ".uno:EnterString", "", 0,
                                (prop("StringName", str(op["text"])),))
     elif kind == "unprotect":
-        doc.Sheets.getByName(op["sheet"]).unprotect(op.get("password", ""))  # a wrong password raises
+        # a sheet, or (no sheet given) the workbook's structure; a wrong password raises
+        target = doc.Sheets.getByName(op["sheet"]) if op.get("sheet") else doc
+        if not target.isProtected():
+            raise ValueError("not protected")
+        target.unprotect(op.get("password", ""))
+        if target.isProtected():
+            raise ValueError("still protected after unprotect")
     else:
         raise ValueError("unknown op %r" % kind)
 

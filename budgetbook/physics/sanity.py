@@ -30,6 +30,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from ..lineitems.last_month import past_last_month
 from ..lineitems.scenario import Resolved
 from ..plan.catalog import MFU_WARNING, lookup
 from ..plan.inputs import input_cells
@@ -213,7 +214,12 @@ def _peak_missing(w: Any) -> bool:
 
 
 def impossible(plan: Plan) -> str | None:
-    """The first physically impossible value: hours that deliver more FLOPs than the GPUs' peak."""
+    """The first physically impossible value: hours that deliver more FLOPs than the GPUs' peak, or a month
+    past 9999-12 (`lineitems/last_month.py`)."""
+    late = past_last_month(plan)
+    if late is not None:
+        return late
+
     for i, w in enumerate(plan.workloads):
         if w.flops is None or w.hours_given in ("flops", "ideal_gpu_hours") or _peak_missing(w):
             continue

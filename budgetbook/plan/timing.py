@@ -25,6 +25,7 @@ from .numbers import _parse as parse_num
 
 DAYS_PER_MONTH = 365.25 / 12   # an average month: a cluster's days become months of its window
 MAX_MONTHS = 600
+LAST_MONTH = "9999-12"         # Excel's calendar ends on 9999-12-31: no month of a plan may run past it
 SETUP_MONTHS = 1               # a market's extra engineering days fall in the plan's first month
 DEFAULT_WORKLOAD_MONTHS = 1    # a workload that states no length, and is not a cluster, takes one month
 _MONTH = re.compile(r"^([0-9]{4})-(0[1-9]|1[0-2])$")
@@ -34,8 +35,10 @@ def _month_text(value: Any) -> str:
     """A calendar month `YYYY-MM` (a YAML date `2026-01-01` is taken as its month)."""
     if hasattr(value, "year") and hasattr(value, "month") and not isinstance(value, str):
         return f"{value.year:04d}-{value.month:02d}"
-    if not isinstance(value, str) or not _MONTH.match(value.strip()):
-        raise ValueError(f"expected a month as YYYY-MM (such as 2026-01), got {value!r:.40}")
+    if not isinstance(value, str) or not _MONTH.match(value.strip()) or value.strip().startswith("0000"):
+        raise ValueError(f"expected a month as YYYY-MM (such as 2026-01), got {value!r:.40}"
+                         + ("; the calendar has no year 0000" if isinstance(value, str) and
+                            value.strip().startswith("0000") else ""))
     return value.strip()
 
 
@@ -74,6 +77,9 @@ def offset_of(plan_start: str | None, start: Any) -> Any:
     months = month_number(start) - month_number(plan_start)
     if months < 0:
         raise ValueError(f"{start} is before the plan's start {plan_start}")
+    if months > MAX_MONTHS:  # as an offset is capped: the same month given as a calendar month is too
+        raise ValueError(f"{start} is {months:,} months after the plan's start {plan_start}; at most "
+                         f"{MAX_MONTHS} (as for an offset)")
     return months
 
 

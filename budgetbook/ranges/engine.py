@@ -54,16 +54,20 @@ class Vectors(Resolved):
         return value
 
 
-def totals(plan: Plan, columns: dict[int, np.ndarray], count: int) -> dict[str, np.ndarray]:
+def totals(plan: Plan, columns: dict[int, np.ndarray], count: int,
+           only: frozenset[str] | None = None) -> dict[str, np.ndarray]:
     """Each market's total development cost for every column: {market id: array of `count`}.
 
-    `columns` maps `id(cell.num)` of input cells (`ranged_inputs`) to arrays of `count` values.
+    `columns` maps `id(cell.num)` of input cells (`ranged_inputs`) to arrays of `count` values;
+    `only`, where given, the markets to compute (the others are left out).
     """
     resolved = Vectors(plan, columns)
     months = month_count(plan)
     development = [line.id for line in lines(plan) if line.in_total]
     out = {}
     for market in resolved.markets:
+        if only is not None and market.id not in only:
+            continue
         view = MarketView(resolved, market, "base", months=months)
         for item in LINE_ITEMS:
             view.lines.update(item.reference(view))

@@ -6,10 +6,20 @@ Each ranged input is drawn `samples` times from a distribution over its (low, ba
 input in the Inputs sheet's order, so the same plan, seed and sample count give the same numbers. What is
 correlated and what is not: see `engine.py` (one draw per input, shared by every workload and market that
 reads it; different inputs independent).
+
+Memory (issue 27): the percentiles and means are exact, from every sample's float64 total, and the same
+bits as when every market's totals were held at once; but at most `KEPT_BYTES` of totals are held: the
+markets are taken a group at a time, the draws made again from the seed for each group (they are the
+same draws), so 10,000,000 samples hold 2 markets' totals (160 MB) at a time instead of all of them plus
+copies (1,053 MB for pretrain-7b). The comparisons between markets (`cheaper`, `cheapest`) are counted
+chunk by chunk in the first pass. Not float32 totals: they would change the figures in the 7th digit,
+and still grow with the number of markets. Not a streaming quantile sketch: its percentiles are not exact.
+The cost is time: one more pass of draws per further group (`benchmarks/bench_simulate_memory.py`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +36,7 @@ MAX_SAMPLES = 10_000_000
 PERCENTILES = {"p10": 10, "p50": 50, "p90": 90}
 PERT_SHAPE = 4.0
 CHUNK = 100_000   # samples drawn and computed at once; the draws of a chunk are made input by input
+KEPT_BYTES = 160_000_000  # markets' float64 totals held at once: two at 10,000,000 samples (peak under 300 MB)
 
 
 @dataclass
@@ -73,33 +84,62 @@ def analytic_mean(cell: InputCell, distribution: str) -> float:
     return (low + PERT_SHAPE * mode + high) / (PERT_SHAPE + 2)
 
 
-def sample_totals(plan: Plan, samples: int, seed: int, distribution: str) -> dict[str, np.ndarray]:
-    """Each market's total development cost in every sample."""
+def _check(samples: int, seed: int, distribution: str) -> None:
     if distribution not in DISTRIBUTIONS:
         raise UsageError(f"`--distribution {distribution}`: expected one of {', '.join(DISTRIBUTIONS)}")
     if not 1 <= samples <= MAX_SAMPLES:
         raise UsageError(f"`--samples {samples}`: expected 1 to {MAX_SAMPLES:,}")
     if seed < 0:
         raise UsageError(f"`--seed {seed}`: expected a whole number, at least 0")
+
+
+def _chunks(plan: Plan, samples: int, seed: int, distribution: str,
+            only: frozenset[str] | None = None) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+    """(first sample, {market: totals}) chunk by chunk; the same draws every time for the same seed."""
     rng = np.random.default_rng(seed)
     cells = ranged_inputs(plan)
-    parts: list[dict[str, np.ndarray]] = []
     for start in range(0, samples, CHUNK):  # memory stays bounded: one chunk's arrays at a time
         count = min(CHUNK, samples - start)
         columns = {id(cell.num): draw(cell, rng, count, distribution) for cell in cells}
-        parts.append(totals(plan, columns, count))
+        yield start, totals(plan, columns, count, only)
+
+
+def sample_totals(plan: Plan, samples: int, seed: int, distribution: str) -> dict[str, np.ndarray]:
+    """Each market's total development cost in every sample (all held at once: for small sample counts)."""
+    _check(samples, seed, distribution)
+    parts = [part for _, part in _chunks(plan, samples, seed, distribution)]
     return {market: np.concatenate([part[market] for part in parts]) for market in parts[0]}
 
 
 def simulate(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
              distribution: str = "triangular") -> Simulation:
-    by_market = sample_totals(plan, samples, seed, distribution)
+    _check(samples, seed, distribution)
+    markets = [m.id for m in plan.markets]
+    per_pass = max(1, KEPT_BYTES // (8 * samples))
+    groups = [markets[i:i + per_pass] for i in range(0, len(markets), per_pass)]
+    below = {m: dict.fromkeys(markets, 0) for m in markets}  # below[m][o]: samples in which o costs less than m
+    wins = dict.fromkeys(markets, 0)
     stats = {}
-    stacked = np.vstack(list(by_market.values()))
-    # ties go to the first market in plan order (argmin): a market and its copy are not both cheapest
-    winner = np.argmin(stacked, axis=0)
-    for index, (market, values) in enumerate(by_market.items()):
-        p10, p50, p90 = (float(v) for v in np.percentile(values, list(PERCENTILES.values())))
-        cheaper = {other: float(np.mean(by_market[other] < values)) for other in by_market if other != market}
-        stats[market] = MarketStats(p10, p50, p90, float(np.mean(values)), cheaper, float(np.mean(winner == index)))
+    for number, group in enumerate(groups):
+        kept = {m: np.empty(samples) for m in group}
+        for start, chunk in _chunks(plan, samples, seed, distribution, None if number == 0 else frozenset(group)):
+            if number == 0:  # every market of the chunk at hand: the comparisons, counted
+                # ties go to the first market in plan order (argmin): a market and its copy are not both cheapest
+                winner = np.argmin(np.vstack([chunk[m] for m in markets]), axis=0)
+                for index, market in enumerate(markets):
+                    wins[market] += int(np.count_nonzero(winner == index))
+                    for other in markets:
+                        if other != market:
+                            below[market][other] += int(np.count_nonzero(chunk[other] < chunk[market]))
+            for market in group:
+                values = chunk[market]
+                kept[market][start:start + len(values)] = values
+        for market in group:
+            values = kept.pop(market)
+            mean = float(np.mean(values))  # before the percentiles reorder the array in place
+            p10, p50, p90 = (float(v) for v in np.percentile(values, list(PERCENTILES.values()),
+                                                              overwrite_input=True))
+            del values
+            cheaper = {other: below[market][other] / samples for other in markets if other != market}
+            stats[market] = MarketStats(p10, p50, p90, mean, cheaper, wins[market] / samples)
     return Simulation(plan.name, plan.currency, samples, seed, distribution, stats)

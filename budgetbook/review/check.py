@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import PlanError
 from ..plan.inputs import input_cells, with_values
 from ..plan.model import Plan
 from ..planfile.loader import load_plan, plan_from_data
@@ -20,6 +21,7 @@ from ..sheetkit.scenario import PLAN_SCENARIO
 from . import audit, structure
 from .compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, compare_figures
 from .findings import ERROR, INPUT_PROBLEMS, SEVERITY_ORDER, Finding
+from .input_cell_errors import as_finding
 from .months import compare_months
 from .physics_check import compare_physics
 from .readback import OpenedWorkbook, open_book, read_inputs
@@ -70,8 +72,12 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     report.findings += structure.audit_structure(book)
     reference = current = None
     if not any(f.kind in INPUT_PROBLEMS for f in input_findings):
-        current = _current_plan(book, values)
-        reference = in_scenario(compute_breakdown(current), scenario)
+        try:
+            current = _current_plan(book, values)
+        except PlanError as exc:  # a rule across inputs: named by the cell it names (`input_cell_errors`)
+            report.findings.append(as_finding(book, cells, exc))
+        else:
+            reference = in_scenario(compute_breakdown(current), scenario)
     report.figures, figure_findings = compare_figures(book, evaluated, reference, book.plan, rel_tol, abs_tol)
     report.findings += figure_findings
     if current is not None and reference is not None:

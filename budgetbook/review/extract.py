@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import io
 import math
+import warnings
 from pathlib import Path
 from typing import Any
 
+from openpyxl.utils import get_column_letter
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 
-from ..errors import WorkbookError
+from ..errors import PlanError, WorkbookError
 from ..plan.comments import with_comments
 from ..plan.inputs import InputCell, input_cells, month_text
 from ..plan.numbers import Num
 from ..planfile.loader import plan_from_text
 from ..sheetkit.market_labels import label_text, market_labels
 from .findings import INPUT_PROBLEMS
+from .input_cell_errors import as_workbook_error
 from .notes import edited_notes
 from .readback import OpenedWorkbook, evaluate_formula_inputs, open_book, read_inputs
+from .widen import covering, widened_message
 
 RANGE_HEADERS = ("low", "high")
 
@@ -41,7 +45,8 @@ def _range_columns(headers: list[tuple[int, dict[str, int]]], row: int) -> dict[
 
 
 def current_ranges(book: OpenedWorkbook, cells: list[InputCell], values: dict[tuple, Num]) -> dict[tuple, Num]:
-    """Each input's value with the low and high beside it on its row, where they are numbers."""
+    """Each input's value with the low and high beside it on its row, where they are numbers; a value outside
+    them widens the range (a warning on stderr says so)."""
     out = {}
     headers: dict[str, list[tuple[int, dict[str, int]]]] = {}  # per sheet, read once
     for cell in cells:
@@ -57,10 +62,15 @@ def current_ranges(book: OpenedWorkbook, cells: list[InputCell], values: dict[tu
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in ends.values()) \
                 and len(ends) == 2:
             low, high = float(ends["low"]), float(ends["high"])
-            if not low <= base <= high:
-                raise WorkbookError(f"{sheet} row {row} ({cell.label}): low {low:g} <= value {base:g} <= "
-                                    f"high {high:g} does not hold", source=str(book.path))
-            out[cell.path] = Num(base, low, high, True, cell.num.lowers_cost)
+            for end, value in (("low", low), ("high", high)):
+                if not cell.bounds.allows(value):  # only the hard bounds refuse (what the validation enforces)
+                    at = f"{sheet}!{get_column_letter(columns[end])}{row} ({cell.name}_{end})"
+                    raise WorkbookError(f"{at}: {cell.label} ({end}): {value:g} is out of range; must be "
+                                        f"{cell.bounds.describe()}", source=str(book.path))
+            message = widened_message(cell, base, low, high)
+            if message is not None:  # a fair edit: written as the range covering it, and said (`widen.py`)
+                warnings.warn(f"{book.path}: {sheet}!{ref} ({cell.name}): {message}", stacklevel=2)
+            out[cell.path] = covering(cell, base, low, high)
         else:
             out[cell.path] = Num(base, base, base, False, cell.num.lowers_cost)
     return out
@@ -82,7 +92,10 @@ def current_plan_text(book: OpenedWorkbook) -> str:
         raise WorkbookError(f"{first.where}: {first.message}{more}", source=str(path))
     text = rewrite_plan(book.plan_text, current_ranges(book, cells, values), book)
     text = with_comments(text, edited_notes(book, cells))  # a note edited on Inputs: the key's comment
-    plan_from_text(text, f"{path} (extracted plan)")  # what we write must load
+    try:
+        plan_from_text(text, f"{path} (extracted plan)")  # what we write must load
+    except PlanError as exc:  # a rule across inputs: named by its cell
+        raise as_workbook_error(book, cells, exc) from None
     return text
 
 

@@ -15,7 +15,8 @@ SEVERITY = {
     "error_value": ERROR,
     "mismatch": ERROR,
     "missing": ERROR,
-    "invalid_input": ERROR,
+    "invalid_input": ERROR,  # outside the hard allowed bounds (what the cell's data validation enforces)
+    "outside_range": WARNING,  # outside its own Low-High: a fair edit, read as the range covering it
     "input_changed": INFO,
     "not_computed": WARNING,
     "macros": WARNING,

@@ -1,8 +1,9 @@
 """`check` reads the scenario switch and the ranges: a workbook set to `worst` is held against the worst case.
 
 The typed inputs of a range (value, low, high) are all legitimate edits: each is read back by its
-defined name, validated like a value (a number inside the key's bounds, low <= value <= high), and
-an edited end is an `input_changed` like an edited value. The reference is then recomputed from the
+defined name, validated like a value (a number inside the key's hard bounds), and an edited end is an
+`input_changed` like an edited value; a value outside its Low-High is a fair edit, read as the range
+covering all three with an `outside_range` warning (`widen.py`). The reference is then recomputed from the
 current inputs in the workbook's scenario (`best` = the reference's `low`, `worst` = its `high`).
 """
 
@@ -20,6 +21,7 @@ from ..workbook.sensitivity import TITLE
 from .compare import close_enough
 from .findings import Finding, clipped, jsonable
 from .readback import OpenedWorkbook, formula_of
+from .widen import CHECK_ADVICE, covering, widened_message
 
 
 def read_scenario(book: OpenedWorkbook, evaluated: dict[str, Any]) -> tuple[str, list[Finding]]:
@@ -73,13 +75,12 @@ def read_ranges(book: OpenedWorkbook, cells: list[InputCell], values: dict[tuple
                                         *where, name, was, ends[end]))
         if len(ends) < 2:
             continue
-        if not ends["low"] <= base <= ends["high"]:
+        message = widened_message(cell, base, ends["low"], ends["high"])
+        if message is not None:  # a fair edit: the range read is the one covering all three (`widen.py`)
             sheet, ref = book.where(cell.name)
-            findings.append(Finding("invalid_input", f"{cell.label}: low {ends['low']:g} <= value {base:g} <= "
-                                    f"high {ends['high']:g} does not hold", sheet, ref, cell.name,
+            findings.append(Finding("outside_range", message + CHECK_ADVICE, sheet, ref, cell.name,
                                     actual=[ends["low"], base, ends["high"]]))
-            continue
-        out[cell.path] = Num(base, ends["low"], ends["high"], True, cell.num.lowers_cost)
+        out[cell.path] = covering(cell, base, ends["low"], ends["high"])
     return out, findings
 
 

@@ -9,6 +9,7 @@ its source note: the comment on that key in the plan's text.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -16,7 +17,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
-from ..errors import BudgetbookError, UsageError, WorkbookError
+from ..atomic import temp_folder_error
+from ..errors import BudgetbookError, PlanError, UsageError, WorkbookError
 from ..plan.inputs import InputCell, input_cells
 from ..plan.model import Plan
 from ..reference import Breakdown, compute_breakdown
@@ -96,7 +98,12 @@ def _from_workbook(path: Path, spec: str) -> Side:
         raise WorkbookError(f"{problems[0].where}: {problems[0].message}{more}", source=str(path))
     text = rewrite_plan(book.plan_text, current_ranges(book, cells, values), book)
     # shaped like the embedded plan (same ids): laid out once already, not again
-    plan = plan_from_data(parse_yaml_text(text), f"{path} (current inputs)", shaped_like=book.plan)
+    try:
+        plan = plan_from_data(parse_yaml_text(text), f"{path} (current inputs)", shaped_like=book.plan)
+    except PlanError as exc:  # a rule across inputs: named by its cell
+        from .input_cell_errors import as_workbook_error  # on first use, not at import: loads yaml
+
+        raise as_workbook_error(book, cells, exc) from None
     findings = audit.formula_edits(book) + structure.audit_structure(book)
     return Side(spec, "workbook", plan, text, compute_breakdown(plan), findings)
 
@@ -110,14 +117,25 @@ def _from_git(spec: str) -> Side:
     rev, sep, path = spec[len(GIT_PREFIX):].partition(":")
     if not sep or not rev or not path:
         raise UsageError(f"`{spec}`: expected git:REV:path (for example git:HEAD~1:plan.yaml)")
-    object_name = f"{rev}:{path}"
-    size = _git(["cat-file", "-s", object_name], spec).strip()
+    commit = _commit(rev, spec)
+    object_name = f"{commit}:{path}"  # a commit's hash first: it cannot be read as an option
+    try:
+        size = _git(["cat-file", "-s", object_name], spec).strip()
+    except UsageError as exc:  # git names the commit by its hash: name it as the user did
+        raise UsageError(exc.reason.replace(commit, rev)) from None
     if not size.isdigit() or int(size) > MAX_GIT_BLOB:
         raise UsageError(f"`{spec}`: {size} bytes is more than a plan or workbook may hold")
-    with tempfile.TemporaryDirectory(prefix="budgetbook-diff-") as tmp:
+    try:  # a failure here is the temporary folder's, not the revision's
+        scratch = tempfile.TemporaryDirectory(prefix="budgetbook-diff-")
+    except OSError as exc:
+        raise temp_folder_error(exc) from None
+    with scratch as tmp:
         copy = Path(tmp) / (Path(path).name or "blob")
-        with open(copy, "wb") as out:
-            _git(["cat-file", "blob", object_name], spec, stdout=out)
+        try:
+            with open(copy, "wb") as out:
+                _git(["cat-file", "blob", object_name], spec, stdout=out)
+        except OSError as exc:
+            raise temp_folder_error(exc) from None
         try:
             if is_workbook(copy):
                 side = _from_workbook(copy, spec)
@@ -134,7 +152,22 @@ def _from_git(spec: str) -> Side:
     return side
 
 
-def _git(args: list[str], spec: str, stdout: Any = None) -> str:
+def _commit(rev: str, spec: str) -> str:
+    """The commit `rev` names, as its full hash; a revision that looks like an option is never given to git.
+
+    `rev-parse --verify` after `--end-of-options` takes `rev` as a revision whatever it spells, and `^{commit}`
+    holds it to a commit (not a tree, a blob or a range).
+    """
+    if rev.startswith("-"):
+        raise UsageError(f"`{spec}`: a revision cannot start with `-` (git would read `{rev}` as an option)")
+    found = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], spec,
+                 failed=f"`{rev}` is not a commit in this repository").strip()
+    if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", found):
+        raise UsageError(f"`{spec}`: `{rev}` is not a commit in this repository")
+    return found
+
+
+def _git(args: list[str], spec: str, stdout: Any = None, failed: str | None = None) -> str:
     try:
         done = subprocess.run(["git", *args], stdout=stdout if stdout is not None else subprocess.PIPE,
                               stderr=subprocess.PIPE, timeout=GIT_TIMEOUT, check=False)
@@ -144,7 +177,7 @@ def _git(args: list[str], spec: str, stdout: Any = None) -> str:
         raise UsageError(f"`{spec}`: git did not answer within {GIT_TIMEOUT:.0f} s") from None
     if done.returncode != 0:
         reason = next((line for line in done.stderr.decode("utf-8", "replace").splitlines() if line.strip()),
-                      f"git exited with {done.returncode}")
+                      failed or f"git exited with {done.returncode}")
         raise UsageError(f"`{spec}`: {reason.removeprefix('fatal: ')}")
     return done.stdout.decode("utf-8", "replace") if stdout is None else ""
 

@@ -5,6 +5,9 @@ beside them, a formula choosing one of the three by the scenario:
 
     =IF(scenario_best, <cheap end>, IF(scenario_worst, <dear end>, <base>))
 
+where the ends are MIN and MAX of the three typed cells, so a value typed outside its Low-High widens
+the range the switch uses, as `check` and `extract` read it (`review/widen.py`).
+
 The cheap end is declared per input kind (`lowers_cost` on the plan key's bounds, `plan/numbers.py`):
 for MFU and throughput it is the high end, for everything else the low end; so `best` is the
 reference model's `low` scenario and `worst` its `high` (`Num.at`). Every calculation reads the used
@@ -27,6 +30,9 @@ BEST_COL, WORST_COL = 9, 10  # technical columns, off the printed page (Inputs p
 USED_COL = 12
 USED_HEADER = "Used (scenario)"
 USED = "=IF(scenario_best,{best},IF(scenario_worst,{worst},{base}))"
+# the cheap and dear ends of the range covering all three typed cells: a value typed below its Low (a better
+# quote) is a fair edit that widens the range, as `check` and `extract` read it (`review/widen.py`)
+SPAN = "{fn}({low},{base},{high})"
 
 
 def used_name(cell: InputCell) -> str:
@@ -56,8 +62,9 @@ def add_scenario(book: Blueprint, sheet: Sheet, header_row: int) -> None:
 
 def add_used(book: Blueprint, sheet: Sheet, row: int, cell: InputCell, fmt: str | None) -> None:
     """A ranged input's used value: the scenario's end of its range."""
-    low, high = f"{cell.name}_low", f"{cell.name}_high"
-    best, worst = (high, low) if cell.num.lowers_cost else (low, high)
+    ends = {"low": f"{cell.name}_low", "base": cell.name, "high": f"{cell.name}_high"}
+    least, most = SPAN.format(fn="MIN", **ends), SPAN.format(fn="MAX", **ends)
+    best, worst = (most, least) if cell.num.lowers_cost else (least, most)
     book.formula(sheet, row, USED_COL, USED.format(best=best, worst=worst, base=cell.name), used_name(cell),
                  fmt=fmt)
 

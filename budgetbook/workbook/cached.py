@@ -25,6 +25,7 @@ import zipfile
 from typing import Any
 from xml.etree import ElementTree
 
+from ..atomic import scratch_files, temp_folder_error
 from ..xlsx.cell_grid import Unsupported
 from ..xlsx.values import plain
 from ..xlsx.xstring import escape
@@ -107,7 +108,11 @@ def save_with_values(wb: Any) -> bytes:
     from ..xlsx.fasteval import evaluate_cells  # on first use, not at import: loads numpy, openpyxl, schedula
 
     buffer = io.BytesIO()
-    wb.save(buffer)
+    before = scratch_files()
+    try:
+        wb.save(buffer)
+    except OSError as exc:  # into memory: only openpyxl's scratch files (one per sheet, in TMPDIR) can fail
+        raise temp_folder_error(exc, before) from None
     try:
         values = evaluate_cells(wb)
     except Unsupported:

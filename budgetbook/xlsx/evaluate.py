@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..atomic import temp_folder_error
 from ..errors import WorkbookError
 from .values import plain
 
@@ -99,9 +100,16 @@ def _bound_model_work(source: str | os.PathLike | bytes, workbook: Any) -> None:
 def evaluate_with_model(source: str | os.PathLike | bytes) -> dict[str, Any]:
     """`evaluate_workbook` through `formulas.ExcelModel` (every cell and name compiled on its own)."""
     if isinstance(source, (bytes, bytearray)):
-        with tempfile.TemporaryDirectory(prefix="budgetbook-eval-") as tmp:
-            path = Path(tmp) / "book.xlsx"
-            path.write_bytes(bytes(source))
+        try:  # a failure here is the temporary folder's, not the workbook's
+            scratch = tempfile.TemporaryDirectory(prefix="budgetbook-eval-")
+        except OSError as exc:
+            raise temp_folder_error(exc) from None
+        with scratch:
+            path = Path(scratch.name) / "book.xlsx"
+            try:
+                path.write_bytes(bytes(source))
+            except OSError as exc:
+                raise temp_folder_error(exc) from None
             try:
                 return evaluate_with_model(path)
             except WorkbookError as exc:

@@ -190,9 +190,12 @@ def test_a_scenario_that_is_not_a_choice_is_an_invalid_input(tmp_path, value, pr
                for f in report.findings)
 
 
-def test_an_end_outside_its_value_is_an_invalid_input(tmp_path):
+def test_an_end_beyond_its_value_widens_the_range_with_a_warning(tmp_path):
+    """A fair edit (issue 25): the range read is the one covering the value; tests/test_fair_edits.py has more."""
     wb = openpyxl.load_workbook(_book(tmp_path))
     _set(wb, "wl_finetune_waste_low", 0.5)        # above its value 0.25
-    wb.save(tmp_path / "bad.xlsx")
-    report = check_workbook(tmp_path / "bad.xlsx")
-    assert any(f.kind == "invalid_input" and "does not hold" in f.message for f in report.findings)
+    wb.save(tmp_path / "wide.xlsx")
+    report = check_workbook(tmp_path / "wide.xlsx")
+    assert report.ok
+    assert any(f.kind == "outside_range" and f.severity == "warning" and "widened to 0.25 to 0.5" in f.message
+               for f in report.findings)

@@ -187,17 +187,18 @@ def test_output_over_an_existing_plan_needs_force(capsys, book, work):
     assert code == 0 and plan.read_text() == template_text(FT)
 
 
-def test_range_that_no_longer_holds_is_one_line_exit_2(capsys, book, work):
+def test_a_low_above_its_value_is_written_widened_and_said(capsys, book, work):
+    """A fair edit (issue 25): the range written covers the value, with one warning naming the cell."""
     wb = openpyxl.load_workbook(book)
     wb["Inputs"]["E7"] = 0.10  # low above the base of 0.09
-    bad = work / "bad-range.xlsx"
-    wb.save(bad)
-    before = sha(bad)
-    code, out, err = run(capsys, "extract", bad, "-o", work / "bad.yaml")
-    assert (code, out) == (2, "")
-    assert err.count("\n") == 1 and err.startswith(f"Error: {bad}: Inputs row 7")
-    assert not (work / "bad.yaml").exists()
-    assert sha(bad) == before
+    wide = work / "wide-range.xlsx"
+    wb.save(wide)
+    before = sha(wide)
+    code, out, err = run(capsys, "extract", wide, "-o", work / "wide.yaml")
+    assert (code, out) == (0, "")
+    assert err.startswith(f"Warning: {wide}: Inputs!C7 (") and "widened to 0.09 to 0.12" in err, err
+    assert "egress_per_gb: {low: 0.09, base: 0.09, high: 0.12}" in (work / "wide.yaml").read_text()
+    assert sha(wide) == before
 
 
 def test_text_in_an_input_is_one_line_exit_2(capsys, book, work):

@@ -21,7 +21,7 @@ def test_protected_sheets_with_inputs_unlocked_still_check(capsys, tmp_path, ext
     wb = openpyxl.load_workbook(book)
     assert all(ws.protection.sheet for ws in wb.worksheets)
     assert all(not ws.protection.insertRows and not ws.protection.formatCells for ws in wb.worksheets)
-    assert bool(wb["Inputs"].protection.password) == bool(extra)
+    assert bool(wb["Inputs"].protection.hashValue) == bool(extra)
     for cell in input_cells(load_plan("finetune-13b-lora")):
         sheet, ref = next(iter(wb.defined_names[cell.name].destinations))
         assert wb[sheet][ref.replace("$", "")].protection.locked is False, cell.name

@@ -61,9 +61,10 @@ def test_every_sheet_is_protected_inputs_unlocked_formulas_locked(tmp_path, caps
 
 def test_protect_sets_a_password_and_locks_the_structure(tmp_path, capsys):
     wb = _generate(capsys, tmp_path / "book.xlsx", "--protect", PASSWORD)
-    hashes = {ws.protection.password for ws in wb.worksheets}
-    assert len(hashes) == 1 and None not in hashes and PASSWORD not in hashes  # a hash, never the text
-    assert wb.security.lockStructure and wb.security.workbookPassword not in (None, PASSWORD)
+    hashes = {(ws.protection.algorithmName, ws.protection.hashValue) for ws in wb.worksheets}
+    assert len(hashes) == 1 and None not in next(iter(hashes)) and PASSWORD not in str(hashes)  # a hash, never the text
+    assert {ws.protection.password for ws in wb.worksheets} == {None}  # no legacy hash (tests/test_protect_unicode.py)
+    assert wb.security.lockStructure and wb.security.workbookHashValue not in (None, PASSWORD)
     assert wb[EMBED_SHEET].sheet_state == "hidden"
 
 
