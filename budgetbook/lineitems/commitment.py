@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
+from ..markets.registry import gpu_price, priced_markets
 from ..plan.inputs import InputCell, timed, walk
 from ..plan.model import GPU_PATTERN, ID_PATTERN, Plan, Price, Strict, check_start, suggest
 from ..plan.numbers import Num, num
@@ -68,13 +69,12 @@ def input_cells(plan: Plan) -> list[InputCell]:
 
 
 def validate(plan: Plan) -> None:
-    markets = {m.id: m for m in plan.markets}
+    priced = priced_markets(plan)
     seen: set[tuple[str, str]] = set()
     for i, c in enumerate(_commitments(plan)):
         at = f"`commitments[{i}]"
-        market = markets.get(c.market)
-        if market is None or market.hybrid is not None:
-            priced = [m for m, v in markets.items() if v.hybrid is None]
+        market = priced.get(c.market)
+        if market is None:
             raise ValueError(f"{at}.market`: `{c.market}` is not a market with prices{suggest(c.market, priced)}")
         if c.gpu not in market.gpu_prices:
             raise ValueError(f"{at}.gpu`: market `{c.market}` has no price for GPU `{c.gpu}` (the committed "
@@ -121,7 +121,7 @@ def block_hours(view: MarketView, c: Any) -> tuple[list[float], list[float]]:
 
 
 def _monthly_cost(view: MarketView, c: Any) -> list[float]:
-    price = next(m for m in view.plan.markets if m.id == c.market).gpu_prices[c.gpu]
+    price = gpu_price(next(m for m in view.plan.markets if m.id == c.market), c.gpu)
     reserved, used = block_hours(view, c)
     return [_positive(r - u) * price + _positive(u - r) * (c.fallback_price_per_gpu_hour - price)
             for r, u in zip(reserved, used, strict=True)]

@@ -14,13 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..markets.registry import gpu_price
 from ..plan.model import Plan
 from ..workbook import style as st
 from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
 from ..workbook.rows import CalcSheet, CellOf, Rows
 from .base import Line, LineItem, one_sheet, rule
-from .markets import paying_market, runs_on
+from .markets import paying_market, runs_on, shows_paying
 from .phasing import run_window
 from .scenario import MarketView
 from .units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
@@ -66,7 +67,7 @@ def workload_compute(view: MarketView, workload: Any) -> WorkloadCompute:
     ideal, allocated = hours_per_run(workload)
     allocated_hours = allocated * runs
     return WorkloadCompute(pays.id, runs, None if ideal is None else ideal * runs, allocated_hours,
-                           allocated_hours * pays.gpu_prices[workload.gpu])
+                           allocated_hours * gpu_price(pays, workload.gpu))
 
 
 def reference(view: MarketView) -> dict[str, float]:
@@ -91,12 +92,11 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                       "Ideal GPU-hours become allocated (paid) hours through utilization or MFU; "
                       "allocated hours x runs x the market's price per GPU-hour.")
     money0, money2 = st.money(plan.currency), st.money(plan.currency, 2)
-    hybrid = any(m.hybrid is not None for m in plan.markets)
     allocs, computes = [], []
     for i, w in enumerate(plan.workloads):
         key, name = ("workloads", i), f"cmp_{w.id}"
         sheet.section(f"Workload: {w.label or w.id} ({w.id}, {w.gpu})")
-        if hybrid:
+        if shows_paying(plan):
             sheet.text_row("Priced on market", lambda m: paying_market(plan, w, m), f"{name}_priced_on")
         per_run = _hours_per_run_rows(sheet, inp, w, key, name)
         runs = sheet.row("Runs", "runs", st.COUNT, "={runs}", f"{name}_runs",

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import create_model
+from pydantic import Field, create_model
 
+from ..markets.registry import MARKET_MODEL
 from ..plan.model import Plan
 from ..workbook.embed import SHEET as EMBED_SHEET
 from . import commitment, compute, contingency, failed_runs, final_run, items, people, serving, storage_egress
@@ -109,7 +110,8 @@ def calc_sheet_titles(plan: Any) -> list[str]:
     return [title for li in LINE_ITEMS for title in li.sheet_titles(plan, taken)]
 
 
-# The full plan: the core (markets, workloads) and every line item's section, in registry order.
+# The full plan: the core (markets of every kind, workloads) and every line item's section, in registry order.
 PLAN_MODEL: type[Plan] = create_model(  # type: ignore[call-overload]
     "Plan", __base__=Plan, __module__=__name__,
+    markets=(list[MARKET_MODEL], Field(min_length=1, max_length=20)),  # type: ignore[valid-type]
     **{li.section.key: (li.section.annotation, li.section.default) for li in LINE_ITEMS if li.section})

@@ -23,7 +23,7 @@ from .numbers import Bounds, Num
 from .timing import DEFAULT_WORKLOAD_MONTHS, OFFSET_BOUNDS, month_labels, offset_of
 
 TIMING = "Timing"  # starts in months after the plan's start, lengths in months
-_SHORT = {"checkpoints": "ckpt", "gpu_prices": "price", "hybrid": "", "roles": "role"}
+_SHORT = {"checkpoints": "ckpt", "gpu_prices": "price", "roles": "role"}
 
 
 @dataclass(frozen=True)
@@ -82,10 +82,11 @@ def walk(model: BaseModel, path: tuple, name: tuple, label: str) -> typing.Itera
 def input_cells(plan: Plan) -> list[InputCell]:
     """Every input of a plan: markets, workloads, then each line item's section, in Inputs sheet order."""
     from ..lineitems.registry import LINE_ITEMS
+    from ..markets.registry import input_cells as market_cells  # a market's kind says its rows (it imports this)
 
     cells: list[InputCell] = []
     for i, market in enumerate(plan.markets):
-        cells += walk(market, ("markets", i), ("mkt", market.id), market.label or market.id)
+        cells += market_cells(market, i)
     for i, workload in enumerate(plan.workloads):
         label = workload.label or workload.id
         found = timed(plan, list(walk(workload, ("workloads", i), ("wl", workload.id), label)), ("workloads", i),

@@ -36,6 +36,7 @@ from typing import Union
 
 from openpyxl.formula.tokenizer import Token, Tokenizer
 
+from ..markets.registry import header
 from ..plan.model import Market, Plan
 from ..xlsx.r1c1 import r1c1
 from .grid import Blueprint
@@ -76,8 +77,8 @@ def market_col(plan: Plan, market: Market) -> int:
 
 
 def market_header(market: Market) -> str:
-    label = market.label or market.id
-    return label + " (hybrid)" if market.hybrid is not None and "hybrid" not in label.lower() else label
+    """A market column's header: its label, as its kind shows it (a hybrid says it is one)."""
+    return header(market)
 
 
 def sum_or_none(rows: list[int]) -> str:
