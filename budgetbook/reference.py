@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from .lineitems.registry import LINE_ITEMS, TOTAL, lines
+from .lineitems.registry import LINE_ITEMS, TOTAL, gpu_hours_bought, lines
 from .lineitems.scenario import MarketView, Resolved
 from .plan.model import Plan
 from .plan.numbers import SCENARIOS
@@ -90,7 +90,7 @@ def market_view(plan: Plan, market_id: str, scenario: str) -> MarketView:
 
     resolved = Resolved(plan, scenario)
     return MarketView(resolved, next(m for m in resolved.markets if m.id == market_id), scenario,
-                      months=month_count(plan))
+                      months=month_count(plan), buying=gpu_hours_bought)
 
 
 def market_lines(plan: Plan, market_id: str, scenario: str) -> dict[str, float]:

@@ -8,6 +8,12 @@ sections, the plan's schema) iterates the registry instead of naming them.
 The reference rule (`reference`) and the sheet builder (`build`) are two
 independent implementations of the same accounting, side by side in one
 module; the random-plan agreement test keeps them honest.
+
+An item that buys GPU-hours says so, both ways (`gpu_hours`, `gpu_hours_cells`):
+per workload and priced market, the hours it buys and when. A commitment's
+block and the Variance sheet's planned hours read those declarations, never a
+list of items, so a new item's hours fill a reserved block instead of being
+paid at the committed price beside a block that shows them idle.
 """
 
 from __future__ import annotations
@@ -32,6 +38,28 @@ class Line:
     id: str
     label: str
     in_total: bool = True   # False: beside the total (final-run compute, serving), never added into it
+
+
+@dataclass(frozen=True)
+class GpuHours:
+    """GPU-hours an item buys for one workload on one priced market, in one scenario (the reference's side)."""
+
+    workload: str                   # the workload they are for
+    gpu: str
+    market: str                     # the priced market that sells them (whose price the item pays)
+    hours: Any                      # all runs: a float, or simulate's array
+    window: tuple[Any, Any]         # (start, months) they are spread evenly over
+
+
+@dataclass(frozen=True)
+class GpuHoursCells:
+    """The same hours in the workbook, in one market's column: a formula term over defined names."""
+
+    workload: str
+    gpu: str
+    market: str                     # the priced market that sells them, for this column's market
+    term: str                       # `cmp_w_alloc_aws*fail_w_waste_aws`: names and operators, no placeholder
+    flag: str                       # the Cash flow timing flag they are spread by (`run_<workload>`)
 
 
 @dataclass(frozen=True)
@@ -70,6 +98,9 @@ class LineItem:
     monthly: Callable[[MarketView], dict[str, list[float]]] | None = None
     cash_flow: Callable[[CashFlow, Plan, Inputs], None] | None = None
     timing: Callable[[CashFlow, Plan, Inputs], None] | None = None     # its own timing flags on the Cash flow
+    # the GPU-hours it buys (commitments fill their blocks with them): the reference's, then the workbook's
+    gpu_hours: Callable[[MarketView], list[GpuHours]] | None = None
+    gpu_hours_cells: Callable[[Plan, Any], list[GpuHoursCells]] | None = None  # plan, the column's market
 
 
 def one_sheet(title: str) -> Callable[[Plan, set[str]], list[str]]:

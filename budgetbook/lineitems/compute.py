@@ -20,7 +20,7 @@ from ..workbook import style as st
 from ..workbook.grid import Blueprint
 from ..workbook.names import Inputs
 from ..workbook.rows import CalcSheet, CellOf, Rows
-from .base import Line, LineItem, one_sheet, rule
+from .base import GpuHours, GpuHoursCells, Line, LineItem, one_sheet, rule
 from .markets import paying_market, runs_on, shows_paying
 from .phasing import run_window
 from .scenario import MarketView
@@ -77,6 +77,15 @@ def reference(view: MarketView) -> dict[str, float]:
 def monthly(view: MarketView) -> dict[str, list[float]]:
     months = [view.spread(workload_compute(view, w).cost, run_window(view.plan, w)) for w in view.plan.workloads]
     return {LINE.id: [sum(month) for month in zip(*months, strict=True)]}
+
+
+def gpu_hours(view: MarketView) -> list[GpuHours]:
+    """Each workload's allocated hours (all runs), on the market it pays, over its run."""
+    out = []
+    for w in view.plan.workloads:
+        done = workload_compute(view, w)
+        out.append(GpuHours(w.id, w.gpu, done.pays, done.allocated_hours, run_window(view.plan, w)))
+    return out
 
 
 def workload_detail(view: MarketView, workload: Any) -> dict[str, Any]:
@@ -182,8 +191,13 @@ def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
     cf.per_run(TITLE, plan, LINE, "compute", "cmp_{w}_compute_{m}", "cf_cmp")
 
 
+def gpu_hours_cells(plan: Plan, market: Any) -> list[GpuHoursCells]:
+    return [GpuHoursCells(w.id, w.gpu, paying_market(plan, w, market).id, f"cmp_{w.id}_alloc_{market.id}",
+                          f"run_{w.id}") for w in plan.workloads]
+
+
 ITEM = LineItem(
     id=LINE.id, doc=rule(__doc__),
     known_lines=(LINE,), lines=lambda plan: [LINE], reference=reference, build=build,
     sheet_titles=one_sheet(TITLE), fixed_title=TITLE, name_prefix="cmp_", workload_detail=workload_detail,
-    monthly=monthly, cash_flow=cash_flow)
+    monthly=monthly, cash_flow=cash_flow, gpu_hours=gpu_hours, gpu_hours_cells=gpu_hours_cells)

@@ -2,6 +2,7 @@
 
 Adding a line item: write its module (plan section if it has one, reference
 rule, sheet builder, `ITEM`), add one line to `LINE_ITEMS`, add one test file.
+A test may add an item of its own for a while: `with LINE_ITEMS.including(item):`.
 The checks below refuse two items that would clash (ids, sheet titles, name
 prefixes, plan keys) when the package is imported, not when a user's plan
 happens to collide.
@@ -9,6 +10,8 @@ happens to collide.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import Field, create_model
@@ -17,11 +20,46 @@ from ..markets.registry import MARKET_MODEL
 from ..plan.model import Plan
 from ..workbook.embed import SHEET as EMBED_SHEET
 from . import commitment, compute, contingency, failed_runs, final_run, items, people, serving, storage_egress
-from .base import Line, LineItem
+from .base import GpuHours, GpuHoursCells, Line, LineItem
+
+
+class LineItems(Sequence[LineItem]):
+    """The registry's items, in order; `including` adds items for a while (a test's own item)."""
+
+    def __init__(self, items: tuple[LineItem, ...]):
+        self._items = items
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._items[index]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[LineItem]:
+        return iter(self._items)
+
+    def __add__(self, other: Sequence[LineItem]) -> tuple[LineItem, ...]:
+        return self._items + tuple(other)
+
+    @contextmanager
+    def including(self, *items: LineItem) -> Iterator[None]:
+        """These items after the registry's, until the block ends. An item with a plan section changes the
+        plan model, which is made once: it goes in `LINE_ITEMS` itself."""
+        for item in items:
+            if item.section is not None:
+                raise ValueError(f"line item {item.id!r} has a plan section: list it in LINE_ITEMS")
+        before = self._items
+        _refuse_clashes(before + items)
+        self._items = before + items
+        try:
+            yield
+        finally:
+            self._items = before
+
 
 # Tab and build order: an item that adds rows to another's sheet comes right after it.
 # Report order: the lines that add into the total (in this order), then the total, then the rest.
-LINE_ITEMS: tuple[LineItem, ...] = (
+LINE_ITEMS = LineItems((
     compute.ITEM,
     final_run.ITEM,
     failed_runs.ITEM,
@@ -31,7 +69,7 @@ LINE_ITEMS: tuple[LineItem, ...] = (
     items.ITEM,
     contingency.ITEM,
     serving.ITEM,
-)
+))
 
 TOTAL = Line("total", "Total development cost")
 FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Cash flow", "Sensitivity", "Checks", EMBED_SHEET)
@@ -54,7 +92,7 @@ FRAME_PREFIXES = {
 }
 
 
-def _refuse_clashes(line_items: tuple[LineItem, ...]) -> None:
+def _refuse_clashes(line_items: Sequence[LineItem]) -> None:
     def unique(what: str, values: list[str]) -> None:
         seen: set[str] = set()
         for value in values:
@@ -70,7 +108,7 @@ def _refuse_clashes(line_items: tuple[LineItem, ...]) -> None:
     unique("plan key", list(Plan.model_fields) + [li.section.key for li in line_items if li.section])
 
 
-_refuse_clashes(LINE_ITEMS)
+_refuse_clashes(tuple(LINE_ITEMS))
 
 
 def reserved_line_ids() -> set[str]:
@@ -86,6 +124,16 @@ def reserved_titles() -> set[str]:
 def beside_total_ids() -> set[str]:
     """Line ids reported beside the total development cost, never added into it."""
     return {line.id for li in LINE_ITEMS for line in li.known_lines if not line.in_total}
+
+
+def gpu_hours_bought(view: Any) -> list[GpuHours]:
+    """The GPU-hours every line item buys under `view`'s market (a `MarketView`'s `buying`)."""
+    return [hours for li in LINE_ITEMS if li.gpu_hours is not None for hours in li.gpu_hours(view)]
+
+
+def gpu_hours_cells(plan: Any, market: Any) -> list[GpuHoursCells]:
+    """The same in the workbook, in `market`'s column."""
+    return [cells for li in LINE_ITEMS if li.gpu_hours_cells is not None for cells in li.gpu_hours_cells(plan, market)]
 
 
 def lines(plan: Any) -> list[Line]:

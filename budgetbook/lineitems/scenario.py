@@ -7,12 +7,16 @@ line items' reference rules never see a range.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from ..plan.numbers import Num
+
+if TYPE_CHECKING:
+    from .base import GpuHours
 
 
 def resolve(value: Any, scenario: str) -> Any:
@@ -57,6 +61,14 @@ class MarketView:
     lines: dict[str, float] = field(default_factory=dict)
     months: int = 0                 # how many months the cash flow spans
     monthly: dict[str, list[float]] = field(default_factory=dict)   # line id -> its months, computed so far
+    # every line item's GPU-hours on this market (`lineitems.registry.gpu_hours_bought`), set by who builds it
+    buying: Callable[[MarketView], list[GpuHours]] | None = None
+
+    def gpu_hours(self) -> list[GpuHours]:
+        """The GPU-hours every line item buys under this market, as each declares them."""
+        if self.buying is None:
+            raise LookupError("a MarketView built without `buying` cannot tell the GPU-hours the items buy")
+        return self.buying(self)
 
     def spread(self, amount: float, window: tuple[float, float]) -> list[float]:
         from ..plan.timing import spread

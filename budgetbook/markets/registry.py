@@ -63,7 +63,7 @@ def _kind_rules(self: Any) -> Any:
 MARKET_MODEL: type[Market] = create_model(  # type: ignore[call-overload]
     "Market", __base__=Market, __module__=__name__,
     __validators__={"_kind_rules": model_validator(mode="after")(_kind_rules)},
-    **{k.key: (k.annotation, None) for k in _KEYED}, note=(str, Field("", max_length=2000)))
+    **{str(k.key): (k.annotation, None) for k in _KEYED}, note=(str, Field("", max_length=2000)))
 MARKET_MODEL.SCHEMA_RULES = [rule for k in KINDS for rule in k.schema_rules]
 
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..lineitems.base import GpuHoursCells
 from ..lineitems.phasing import month_count
-from ..lineitems.registry import LINE_ITEMS, TOTAL, development_lines
+from ..lineitems.registry import LINE_ITEMS, TOTAL, development_lines, gpu_hours_cells
 from ..plan.model import Market, Plan
 from ..plan.timing import month_labels
 from . import style as st
@@ -71,6 +72,10 @@ class CashFlow:
         # on paper it runs on down the pages, one page wide, the months and their bounds atop each
         sheet.print_title_rows, sheet.runs_on = f"{HEADER_ROW}:{END_ROW}", True
         sheet.row = END_ROW + 2
+
+    def gpu_hours(self, market: Market) -> list[GpuHoursCells]:
+        """The GPU-hours every line item buys in `market`'s column, as each declares them."""
+        return gpu_hours_cells(self.plan, market)
 
     def col(self, n: int) -> int:
         return FIRST_MONTH_COL + n
