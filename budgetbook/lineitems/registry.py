@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import Field, create_model
 
+from ..markets.registry import LINE_ITEMS as KIND_ITEMS
 from ..markets.registry import MARKET_MODEL
 from ..plan.model import Plan
 from ..workbook.embed import SHEET as EMBED_SHEET
@@ -67,6 +68,7 @@ LINE_ITEMS = LineItems((
     storage_egress.ITEM,
     people.ITEM,
     items.ITEM,
+    *KIND_ITEMS,  # the market kinds' own lines (`MarketKind.line_items`), in the contingency's base
     contingency.ITEM,
     serving.ITEM,
 ))

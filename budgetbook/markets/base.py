@@ -6,6 +6,11 @@ prices a workload pays, which markets' overheads a market pays, its runs of a
 workload, the market serving the model, its header, its input cells, its
 checks) asks the market's kind instead of testing what the market is.
 
+A kind whose costs are not hours x price (an owned cluster: depreciation,
+energy, facility, whatever the load) brings line items of its own
+(`line_items`); they read the GPU-hours the other items declare
+(`MarketView.gpu_hours`, `CashFlow.gpu_hours`), as a commitment's block does.
+
 The price rule comes twice, written apart: `gpu_price` and `rate` are the
 reference's (plain Python on a plan seen in one scenario), `gpu_price_name`
 and `rate_name` the workbook's (the defined name a formula reads). A kind
@@ -67,3 +72,6 @@ class MarketKind:
     # --- the workbook ---------------------------------------------------------------------------------
     header: Callable[[Any], str] = label_of                 # a market column's header
     input_cells: Callable[[Any, int], list[Any]] | None = None   # market, its index -> its Inputs rows
+    # --- lines of its own (an owned cluster's depreciation, energy, facility): `lineitems.base.LineItem`s,
+    # listed after the registry's items; each has its sheet, its Cash flow rows and its reference rule
+    line_items: tuple[Any, ...] = ()

@@ -39,6 +39,7 @@ def _refuse_clashes(kinds: tuple[MarketKind, ...]) -> None:
 
 _refuse_clashes(KINDS)
 _KEYED = tuple(k for k in KINDS if k.key)
+LINE_ITEMS = tuple(item for k in KINDS for item in k.line_items)  # the kinds' own lines, after the registry's
 
 
 def kind_of(market: Any) -> MarketKind:
