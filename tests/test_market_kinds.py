@@ -36,6 +36,7 @@ def test_no_module_but_the_hybrids_own_tests_for_a_hybrid():
 def test_every_templates_market_has_its_kind():
     plan = load_plan("pretrain-7b")
     assert [kind_of(m).id for m in plan.markets] == ["rented", "rented", "rented", "hybrid"]
+    assert [m.kind for m in plan.markets] == [kind_of(m) for m in plan.markets]  # a kind's module asks so
     assert [m.id for m in plan.markets if kind_of(m).priced] == ["hyperscaler_commit", "neo_cloud",
                                                                   "decentralized_market"]
 
