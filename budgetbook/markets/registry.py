@@ -66,9 +66,9 @@ MARKET_MODEL: type[Market] = create_model(  # type: ignore[call-overload]
     __validators__={"_kind_rules": model_validator(mode="after")(_kind_rules)},
     **{str(k.key): (k.annotation, None) for k in _KEYED}, note=(str, Field("", max_length=2000)))
 MARKET_MODEL.SCHEMA_RULES = [rule for k in KINDS for rule in k.schema_rules]
-# `market.kind`: what a kind's own module asks of another market (which markets it buys from) without
-# importing this registry, which imports it
-MARKET_MODEL.kind = property(kind_of)  # type: ignore[attr-defined]
+# `market.kind`: what the sheet kit and a kind's own module ask of a market (its header, which markets it
+# buys from) without importing this registry, which stands above them
+MARKET_MODEL.kind = property(kind_of)
 
 
 # --- the plan's markets, checked against the rest of it --------------------------------------

@@ -217,6 +217,9 @@ class Market(Strict):
     storage_per_gb_month: Price = Num.of(0)
     egress_per_gb: Price = Num.of(0)
     extra_engineering_days: Annotated[Num, num(0, 3650, unit="days")] = Num.of(0)
+    # its kind (`markets.registry.kind_of`): a property of the full model, which the sheet kit asks of a
+    # market without importing the registry above it
+    kind: ClassVar[Any]
 
     @model_validator(mode="after")
     def _gpu_ids(self):

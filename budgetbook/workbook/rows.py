@@ -36,7 +36,6 @@ from typing import Union
 
 from openpyxl.formula.tokenizer import Token, Tokenizer
 
-from ..markets.registry import header
 from ..plan.model import Market, Plan
 from ..xlsx.r1c1 import r1c1
 from .grid import Blueprint
@@ -78,7 +77,7 @@ def market_col(plan: Plan, market: Market) -> int:
 
 def market_header(market: Market) -> str:
     """A market column's header: its label, as its kind shows it (a hybrid says it is one)."""
-    return header(market)
+    return market.kind.header(market)
 
 
 def sum_or_none(rows: list[int]) -> str:
