@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .lineitems.phasing import month_count
-from .lineitems.registry import LINE_ITEMS, TOTAL, lines
+from .lineitems.registry import LINE_ITEMS, TOTAL, gpu_hours_bought, lines
 from .lineitems.scenario import MarketView, Resolved
 from .physics.model import plan_physics
 from .physics.sanity import plan_sanity
@@ -99,7 +99,7 @@ def figure_name(item: str, market: str) -> str:
 def market_view(plan: Plan, market_id: str, scenario: str) -> MarketView:
     resolved = Resolved(plan, scenario)
     return MarketView(resolved, next(m for m in resolved.markets if m.id == market_id), scenario,
-                      months=month_count(plan))
+                      months=month_count(plan), buying=gpu_hours_bought)
 
 
 def market_lines(plan: Plan, market_id: str, scenario: str) -> dict[str, float]:

@@ -27,12 +27,11 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ..lineitems.phasing import month_count
-from ..lineitems.registry import TOTAL, development_lines
+from ..lineitems.registry import TOTAL, development_lines, gpu_hours_cells
 from ..plan.model import Plan
 from ..plan.timing import month_labels
 from ..sheetkit import style as st
 from ..sheetkit.grid import Blueprint, Sheet, a1
-from ..sheetkit.names import Inputs
 from .model import Actuals
 
 ACTUALS, VARIANCE = "Actuals", "Variance"
@@ -256,24 +255,21 @@ def _variance_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[
 
 def _hours_rows(book: Blueprint, sheet: Sheet, plan: Plan, market: str, label: str, months: list[str],
                 row: int) -> int:
-    """GPU-hours planned (allocated hours and the failed runs' share of them, spread over each workload's
-    run), planned in the billed months, billed; and planned to date / billed, the implied utilisation against
-    the plan (1 = as planned; 0.8 = a quarter more hours paid for the work)."""
+    """GPU-hours planned (the hours every line item buys, as each declares them: allocated hours, the failed
+    runs' share of them, ..., spread as they are bought), planned in the billed months, billed; and planned to
+    date / billed, the implied utilisation against the plan (1 = as planned; 0.8 = a quarter more hours paid for
+    the work)."""
     rows = {"gpuh_plan": row, "gpuh_plan_to_date": row + 1, "gpuh_actual": row + 2}
     texts = {"gpuh_plan": "GPU-hours planned (allocated, failed runs included)",
              "gpuh_plan_to_date": "GPU-hours planned to date (months billed)", "gpuh_actual": "GPU-hours billed"}
-    # the waste the calculations read: a ranged waste's used value, which follows the scenario switch
-    inputs = Inputs(plan)
-    waste = {w.id: inputs[("workloads", i, "waste")] for i, w in enumerate(plan.workloads)}
+    bought = gpu_hours_cells(plan, next(m for m in plan.markets if m.id == market))
     for key, r in rows.items():
         sheet.put(r, 1, f"{texts[key]}: {label}", "label", text=True)
         sheet.put(r, 2, "GPU-hours", "unit", text=True)
         for n in range(len(months)):
             col, m = FIRST + n, n + 1
             if key == "gpuh_plan":
-                parts = [f"cmp_{w.id}_alloc_{market}*cf_t_run_{w.id}_m{m}"
-                         f"+cmp_{w.id}_alloc_{market}*{waste[w.id]}*cf_t_run_{w.id}_m{m}" for w in plan.workloads]
-                formula = "=" + "+".join(parts)
+                formula = "=" + ("+".join(f"{_factor(b.term)}*cf_t_{b.flag}_m{m}" for b in bought) or "k_none")
             elif key == "gpuh_plan_to_date":
                 formula = f"=IF(cf_ends_m{m}<=act_months,{a1(rows['gpuh_plan'], col)},k_none)"
             else:
@@ -288,6 +284,11 @@ def _hours_rows(book: Blueprint, sheet: Sheet, plan: Plan, market: str, label: s
     book.formula(sheet, r, TOTAL_COL, f"=IF({billed}>k_none,{planned}/{billed},k_none)", f"var_utilisation_{market}",
                  kind="figure", fmt=st.MULTIPLIER, market=market)
     return r + 1
+
+
+def _factor(term: str) -> str:
+    """A line item's GPU-hours term, ready to multiply."""
+    return f"({term})" if "+" in term or "-" in term else term
 
 
 def _abs_col(row: int, col: int) -> str:

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..lineitems.compute import workload_compute
-from ..lineitems.phasing import run_window
 from ..plan.model import Plan
 from ..reference import Breakdown, MonthlyBreakdown, at_end, compute_breakdown, compute_monthly, market_view
 from .model import UNMAPPED, Actuals
@@ -176,12 +175,11 @@ def _allocated(plan: Plan, market: str, scenario: str) -> list[float]:
 
 
 def _planned_hours(plan: Plan, market: str, scenario: str) -> list[float]:
-    """GPU-hours paid month by month: each workload's allocated hours and its failed runs' share, over its run."""
+    """GPU-hours paid month by month: the hours every line item buys (as each declares them), as it buys them."""
     view = market_view(plan, market, scenario)
     months = [0.0] * view.months
-    for w in view.plan.workloads:
-        hours = workload_compute(view, w).allocated_hours
-        for n, value in enumerate(view.spread(hours + hours * w.waste, run_window(view.plan, w))):
+    for bought in view.gpu_hours():
+        for n, value in enumerate(view.spread(bought.hours, bought.window)):
             months[n] += value
     return months
 

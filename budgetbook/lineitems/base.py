@@ -11,11 +11,17 @@ items: the ids and titles taken) reads them from the plan's model, whose
 The reference rule (`reference`) and the sheet builder (`build`) are two
 independent implementations of the same accounting, side by side in one
 module; the random-plan agreement test keeps them honest.
+
+An item that buys GPU-hours says so, both ways (`gpu_hours`, `gpu_hours_cells`):
+per workload and priced market, the hours it buys and when. A commitment's
+block and the Variance sheet's planned hours read those declarations, never a
+list of items, so a new item's hours fill a reserved block instead of being
+paid at the committed price beside a block that shows them idle.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +31,7 @@ from ..sheetkit.cash_flow import CashFlow
 from ..sheetkit.embed import SHEET as EMBED_SHEET
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
+from .gpu_hours import GpuHours, GpuHoursCells
 from .scenario import MarketView
 
 
@@ -74,6 +81,9 @@ class LineItem:
     monthly: Callable[[MarketView], dict[str, list[float]]] | None = None
     cash_flow: Callable[[CashFlow, Plan, Inputs], None] | None = None
     timing: Callable[[CashFlow, Plan, Inputs], None] | None = None     # its own timing flags on the Cash flow
+    # the GPU-hours it buys (commitments fill their blocks with them): the reference's, then the workbook's
+    gpu_hours: Callable[[MarketView], list[GpuHours]] | None = None
+    gpu_hours_cells: Callable[[Plan, Any], list[GpuHoursCells]] | None = None  # plan, the column's market
 
 
 def one_sheet(title: str) -> Callable[[Plan, set[str]], list[str]]:
@@ -98,19 +108,19 @@ TOTAL = Line("total", "Total development cost")
 FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Cash flow", "Sensitivity", "Checks", EMBED_SHEET)
 
 
-def report_lines(items: tuple[LineItem, ...], plan: Any) -> list[Line]:
+def report_lines(items: Sequence[LineItem], plan: Any) -> list[Line]:
     """Every line `items` report for this plan except the total: those in the total, then those beside."""
     found = [line for li in items for line in li.lines(plan)]
     return [line for line in found if line.in_total] + [line for line in found if not line.in_total]
 
 
-def built_in_lines(items: tuple[LineItem, ...]) -> dict[str, str]:
+def built_in_lines(items: Sequence[LineItem]) -> dict[str, str]:
     """Line id -> whose it is, for every line `items` may report and the total: a plan's further
     `items` of one of these ids take `<id>_item` as their line (`items.line_ids`)."""
     return {TOTAL.id: f"`{TOTAL.label}`"} | {line.id: f"`{line.label}`, line item {li.id!r}"
                                             for li in items for line in li.known_lines}
 
 
-def reserved_titles(items: tuple[LineItem, ...]) -> set[str]:
+def reserved_titles(items: Sequence[LineItem]) -> set[str]:
     """Sheet titles (lower case) that plan text may not take."""
     return {t.lower() for t in FRAME_TITLES} | {li.fixed_title.lower() for li in items if li.fixed_title}

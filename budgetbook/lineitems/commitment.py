@@ -3,14 +3,15 @@
 Rule: a commitment reserves `gpus` GPUs of one type on a market for
 `term_months` from its `start`: gpus x 730.5 hours a month (24 x 365.25 / 12)
 of the term, at the market's price for that GPU (the committed price). The
-workloads that run on that market on that GPU consume the block month by month
-(their allocated hours and their failed runs' share of them, as they run).
-Their hours are already in compute and failed runs at the committed price;
-this line adds what the block costs beyond them: the idle hours (reserved,
-unused) at the committed price, plus the overflow (hours the block cannot hold
-in a month) at the fallback rate less the committed price. So compute + failed
-runs + this = reserved hours x committed price + overflow x fallback rate. A
-hybrid pays the commitments of the markets it uses. Over time, month by month.
+GPU-hours every line item buys on that market for that GPU (each item declares
+them: compute's allocated hours, failed runs' share of them, ...) consume the
+block month by month, as they are bought. Those hours are already in their
+items at the committed price; this line adds what the block costs beyond them:
+the idle hours (reserved, unused) at the committed price, plus the overflow
+(hours the block cannot hold in a month) at the fallback rate less the
+committed price. So the items' cost of those hours + this = reserved hours x
+committed price + overflow x fallback rate. A market pays the commitments of
+the markets it buys from (a hybrid, those it uses). Over time, month by month.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from ..markets.registry import gpu_price, priced_markets
 from ..plan.inputs import InputCell, timed, walk
 from ..plan.model import GPU_PATTERN, ID_PATTERN, Plan, Price, Strict, check_start, suggest
 from ..plan.numbers import Num, num
@@ -29,10 +31,9 @@ from ..sheetkit.cash_flow import CashFlow
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, Rows
-from . import compute
 from .base import Line, LineItem, Section, rule
-from .markets import markets_used, paying_market
-from .phasing import number, run_window
+from .markets import markets_used
+from .phasing import number
 from .scenario import MarketView
 from .units import HOURS_PER_MONTH
 
@@ -66,13 +67,12 @@ def input_cells(plan: Plan) -> list[InputCell]:
 
 
 def validate(plan: Plan) -> None:
-    markets = {m.id: m for m in plan.markets}
+    priced = priced_markets(plan)
     seen: set[tuple[str, str]] = set()
     for i, c in enumerate(_commitments(plan)):
         at = f"`commitments[{i}]"
-        market = markets.get(c.market)
-        if market is None or market.hybrid is not None:
-            priced = [m for m, v in markets.items() if v.hybrid is None]
+        market = priced.get(c.market)
+        if market is None:
             raise ValueError(f"{at}.market`: `{c.market}` is not a market with prices{suggest(c.market, priced)}")
         if c.gpu not in market.gpu_prices:
             raise ValueError(f"{at}.gpu`: market `{c.market}` has no price for GPU `{c.gpu}` (the committed "
@@ -109,17 +109,15 @@ def block_hours(view: MarketView, c: Any) -> tuple[list[float], list[float]]:
     start, term = term_window(view.plan, c)
     reserved = [c.gpus * HOURS_PER_MONTH * share(start, term, n) * term for n in range(view.months)]
     used = [0.0] * view.months
-    for w in view.plan.workloads:
-        if w.gpu != c.gpu or paying_market(view.plan, w, view.market).id != c.market:
-            continue
-        hours = compute.workload_compute(view, w).allocated_hours
-        for n, value in enumerate(view.spread(hours + hours * w.waste, run_window(view.plan, w))):
-            used[n] += value
+    for bought in view.gpu_hours():
+        if bought.gpu == c.gpu and bought.market == c.market:
+            for n, value in enumerate(view.spread(bought.hours, bought.window)):
+                used[n] += value
     return reserved, used
 
 
 def _monthly_cost(view: MarketView, c: Any) -> list[float]:
-    price = next(m for m in view.plan.markets if m.id == c.market).gpu_prices[c.gpu]
+    price = gpu_price(next(m for m in view.plan.markets if m.id == c.market), c.gpu)
     reserved, used = block_hours(view, c)
     return [_positive(r - u) * price + _positive(u - r) * (c.fallback_price_per_gpu_hour - price)
             for r, u in zip(reserved, used, strict=True)]
@@ -198,6 +196,16 @@ def timing(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
                 f"={inp[key + ('term_months',)]}")
 
 
+def _used_terms(cf: CashFlow, m: Any, c: Any) -> tuple[dict[str, Any], list[str]]:
+    """The block's used hours in a month: per workload, the terms of the hours items buy for it, x its flag."""
+    by_workload: dict[tuple[str, str], list[str]] = {}
+    for bought in cf.gpu_hours(m):
+        if bought.gpu == c.gpu and bought.market == c.market:
+            by_workload.setdefault((bought.workload, bought.flag), []).append(bought.term)
+    refs: dict[str, Any] = {f"f{j}": cf.flags[flag] for j, (_, flag) in enumerate(by_workload)}
+    return refs, [f"({'+'.join(terms)})*{{f{j}}}" for j, terms in enumerate(by_workload.values())]
+
+
 def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
     if not _commitments(plan):
         return
@@ -213,13 +221,7 @@ def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
             reserved = cf.row(f"{c.gpu} on {c.market}: reserved GPU-hours",
                               "={gpus}*k_hours_per_month*{months}*{flag}", f"{name}_reserved_{m.id}", m, block,
                               unit="GPU-hours", fmt=st.HOURS)
-            users = [w for w in plan.workloads if w.gpu == c.gpu and paying_market(plan, w, m).id == c.market]
-            refs: dict[str, Any] = {}
-            terms = []
-            for j, w in enumerate(users):
-                refs |= {f"h{j}": f"cmp_{w.id}_alloc_{m.id}", f"w{j}": f"fail_{w.id}_waste_{m.id}",
-                         f"f{j}": cf.flags[f"run_{w.id}"]}
-                terms.append(f"({{h{j}}}+{{h{j}}}*{{w{j}}})*{{f{j}}}")
+            refs, terms = _used_terms(cf, m, c)
             used = cf.row(f"{c.gpu} on {c.market}: used GPU-hours", "=" + ("+".join(terms) or "k_none"),
                           f"{name}_used_{m.id}", m, refs, unit="GPU-hours", fmt=st.HOURS)
             both: dict[str, Any] = {"reserved": reserved, "used": used}

@@ -14,14 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..markets.registry import gpu_price
 from ..plan.model import Plan
 from ..sheetkit import style as st
 from ..sheetkit.cash_flow import CashFlow
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, CellOf, Rows
-from .base import Line, LineItem, one_sheet, rule
-from .markets import paying_market, runs_on
+from .base import GpuHours, GpuHoursCells, Line, LineItem, one_sheet, rule
+from .markets import paying_market, runs_on, shows_paying
 from .phasing import run_window
 from .scenario import MarketView
 from .units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
@@ -64,7 +65,7 @@ def workload_compute(view: MarketView, workload: Any) -> WorkloadCompute:
     ideal, allocated = hours_per_run(workload)
     allocated_hours = allocated * runs
     return WorkloadCompute(pays.id, runs, None if ideal is None else ideal * runs, allocated_hours,
-                           allocated_hours * pays.gpu_prices[workload.gpu])
+                           allocated_hours * gpu_price(pays, workload.gpu))
 
 
 def reference(view: MarketView) -> dict[str, float]:
@@ -74,6 +75,15 @@ def reference(view: MarketView) -> dict[str, float]:
 def monthly(view: MarketView) -> dict[str, list[float]]:
     months = [view.spread(workload_compute(view, w).cost, run_window(view.plan, w)) for w in view.plan.workloads]
     return {LINE.id: [sum(month) for month in zip(*months, strict=True)]}
+
+
+def gpu_hours(view: MarketView) -> list[GpuHours]:
+    """Each workload's allocated hours (all runs), on the market it pays, over its run."""
+    out = []
+    for w in view.plan.workloads:
+        done = workload_compute(view, w)
+        out.append(GpuHours(w.id, w.gpu, done.pays, done.allocated_hours, run_window(view.plan, w)))
+    return out
 
 
 def workload_detail(view: MarketView, workload: Any) -> dict[str, Any]:
@@ -89,12 +99,11 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                       "Ideal GPU-hours become allocated (paid) hours through utilization or MFU; "
                       "allocated hours x runs x the market's price per GPU-hour.")
     money0, money2 = st.money(plan.currency), st.money(plan.currency, 2)
-    hybrid = any(m.hybrid is not None for m in plan.markets)
     allocs, computes = [], []
     for i, w in enumerate(plan.workloads):
         key, name = ("workloads", i), f"cmp_{w.id}"
         sheet.section(f"Workload: {w.label or w.id} ({w.id}, {w.gpu})")
-        if hybrid:
+        if shows_paying(plan):
             sheet.text_row("Priced on market", lambda m: paying_market(plan, w, m), f"{name}_priced_on")
         per_run = _hours_per_run_rows(sheet, inp, w, key, name)
         runs = sheet.row("Runs", "runs", st.COUNT, "={runs}", f"{name}_runs",
@@ -180,8 +189,13 @@ def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
     cf.per_run(TITLE, plan, LINE, "compute", "cmp_{w}_compute_{m}", "cf_cmp")
 
 
+def gpu_hours_cells(plan: Plan, market: Any) -> list[GpuHoursCells]:
+    return [GpuHoursCells(w.id, w.gpu, paying_market(plan, w, market).id, f"cmp_{w.id}_alloc_{market.id}",
+                          f"run_{w.id}") for w in plan.workloads]
+
+
 ITEM = LineItem(
     id=LINE.id, doc=rule(__doc__),
     known_lines=(LINE,), lines=lambda plan: [LINE], reference=reference, build=build,
     sheet_titles=one_sheet(TITLE), fixed_title=TITLE, name_prefix="cmp_", workload_detail=workload_detail,
-    monthly=monthly, cash_flow=cash_flow)
+    monthly=monthly, cash_flow=cash_flow, gpu_hours=gpu_hours, gpu_hours_cells=gpu_hours_cells)

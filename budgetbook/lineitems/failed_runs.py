@@ -16,7 +16,8 @@ from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, CellOf, Rows
 from . import compute
-from .base import Line, LineItem, one_sheet, rule
+from .base import GpuHours, GpuHoursCells, Line, LineItem, one_sheet, rule
+from .markets import paying_market
 from .phasing import run_window
 from .scenario import MarketView
 
@@ -35,6 +36,21 @@ def reference(view: MarketView) -> dict[str, float]:
 def monthly(view: MarketView) -> dict[str, list[float]]:
     months = [view.spread(failed(view, w), run_window(view.plan, w)) for w in view.plan.workloads]
     return {LINE.id: [sum(month) for month in zip(*months, strict=True)]}
+
+
+def gpu_hours(view: MarketView) -> list[GpuHours]:
+    """The failed runs' share of each workload's allocated hours: bought, then thrown away."""
+    out = []
+    for w in view.plan.workloads:
+        done = compute.workload_compute(view, w)
+        out.append(GpuHours(w.id, w.gpu, done.pays, done.allocated_hours * w.waste, run_window(view.plan, w)))
+    return out
+
+
+def gpu_hours_cells(plan: Plan, market: Any) -> list[GpuHoursCells]:
+    m = market.id
+    return [GpuHoursCells(w.id, w.gpu, paying_market(plan, w, market).id, f"cmp_{w.id}_alloc_{m}*fail_{w.id}_waste_{m}",
+                          f"run_{w.id}") for w in plan.workloads]
 
 
 def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
@@ -64,4 +80,4 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
 ITEM = LineItem(id=LINE.id, doc=rule(__doc__), known_lines=(LINE,), lines=lambda plan: [LINE],
                 reference=reference, build=build, sheet_titles=one_sheet(TITLE), fixed_title=TITLE,
                 name_prefix="fail_", workload_detail=lambda view, w: {LINE.id: failed(view, w)},
-                monthly=monthly, cash_flow=cash_flow)
+                monthly=monthly, cash_flow=cash_flow, gpu_hours=gpu_hours, gpu_hours_cells=gpu_hours_cells)

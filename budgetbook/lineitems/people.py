@@ -14,6 +14,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from ..markets.registry import rate, rate_name
 from ..plan.inputs import InputCell, timed, walk
 from ..plan.model import MAX_ENTRIES, Plan, Strict, check_start
 from ..plan.numbers import Num, num
@@ -72,14 +73,14 @@ SECTION = Section("people", People, People(), "People", "role", input_cells, val
 def reference(view: MarketView) -> dict[str, float]:
     people = view.plan.people
     team = sum(r.count * r.months * r.monthly_cost for r in people.roles)
-    extra_days = sum(m.extra_engineering_days for m in markets_used(view.plan, view.market))
+    extra_days = sum(rate(m, "extra_engineering_days") for m in markets_used(view.plan, view.market))
     return {LINE.id: team + extra_days * people.engineering_day_cost}
 
 
 def monthly(view: MarketView) -> dict[str, list[float]]:
     people = view.plan.people
     months = [view.spread(r.count * r.months * r.monthly_cost, role_window(view.plan, r)) for r in people.roles]
-    extra_days = sum(m.extra_engineering_days for m in markets_used(view.plan, view.market))
+    extra_days = sum(rate(m, "extra_engineering_days") for m in markets_used(view.plan, view.market))
     months.append(view.spread(extra_days * people.engineering_day_cost, FIRST_MONTH))
     return {LINE.id: [sum(month) for month in zip(*months, strict=True)]}
 
@@ -104,7 +105,7 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
     sheet.gap()
     sheet.section("Extra engineering days of the market")
     days = sheet.row("Extra engineering days", "days", st.COUNT, "={days}", "ppl_days", item=LINE.id,
-                     days=lambda m: "+".join(inp.market(plan, used, "extra_engineering_days")
+                     days=lambda m: "+".join(rate_name(inp, used, "extra_engineering_days")
                                              for used in markets_used(plan, m)))
     day_cost = sheet.row("Cost of one engineering day", f"{plan.currency}/day", money0, "={cost}", "ppl_day_cost",
                          item=LINE.id, cost=inp[("people", "engineering_day_cost")])

@@ -2,6 +2,7 @@
 
 Adding a line item: write its module (plan section if it has one, reference
 rule, sheet builder, `ITEM`), add one line to `LINE_ITEMS`, add one test file.
+A test may add an item of its own for a while: `with LINE_ITEMS.including(item):`.
 The checks below refuse two items that would clash (ids, sheet titles, name
 prefixes, plan keys) when the package is imported, not when a user's plan
 happens to collide.
@@ -9,15 +10,53 @@ happens to collide.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
+from ..markets.registry import LINE_ITEMS as KIND_ITEMS
 from ..plan.model import Plan
 from . import base, commitment, compute, contingency, failed_runs, final_run, items, people, serving, storage_egress
-from .base import FRAME_TITLES, TOTAL, Line, LineItem
+from .base import FRAME_TITLES, TOTAL, GpuHours, GpuHoursCells, Line, LineItem
+
+
+class LineItems(Sequence[LineItem]):
+    """The registry's items, in order; `including` adds items for a while (a test's own item)."""
+
+    def __init__(self, items: tuple[LineItem, ...]):
+        self._items = items
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._items[index]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[LineItem]:
+        return iter(self._items)
+
+    def __add__(self, other: Sequence[LineItem]) -> tuple[LineItem, ...]:
+        return self._items + tuple(other)
+
+    @contextmanager
+    def including(self, *items: LineItem) -> Iterator[None]:
+        """These items after the registry's, until the block ends. An item with a plan section changes the
+        plan model, which is made once: it goes in `LINE_ITEMS` itself."""
+        for item in items:
+            if item.section is not None:
+                raise ValueError(f"line item {item.id!r} has a plan section: list it in LINE_ITEMS")
+        before = self._items
+        _refuse_clashes(before + items)
+        self._items = before + items
+        try:
+            yield
+        finally:
+            self._items = before
+
 
 # Tab and build order: an item that adds rows to another's sheet comes right after it.
 # Report order: the lines that add into the total (in this order), then the total, then the rest.
-LINE_ITEMS: tuple[LineItem, ...] = (
+LINE_ITEMS = LineItems((
     compute.ITEM,
     final_run.ITEM,
     failed_runs.ITEM,
@@ -25,9 +64,10 @@ LINE_ITEMS: tuple[LineItem, ...] = (
     storage_egress.ITEM,
     people.ITEM,
     items.ITEM,
+    *KIND_ITEMS,  # the market kinds' own lines (`MarketKind.line_items`), in the contingency's base
     contingency.ITEM,
     serving.ITEM,
-)
+))
 
 # defined-name prefixes of the cells outside the line items' calculations (inputs, constants, outputs)
 FRAME_PREFIXES = {
@@ -48,7 +88,7 @@ FRAME_PREFIXES = {
 }
 
 
-def _prefix_owners(line_items: tuple[LineItem, ...]) -> list[tuple[str, str]]:
+def _prefix_owners(line_items: Sequence[LineItem]) -> list[tuple[str, str]]:
     """Every defined-name prefix with who owns it: the frame, an item's calculations, a section's inputs."""
     owners = [(prefix, f"the frame's prefix {prefix!r} ({meaning.split(' (')[0]})")
               for prefix, meaning in FRAME_PREFIXES.items()]
@@ -59,7 +99,7 @@ def _prefix_owners(line_items: tuple[LineItem, ...]) -> list[tuple[str, str]]:
     return owners
 
 
-def _refuse_shared_prefixes(line_items: tuple[LineItem, ...]) -> None:
+def _refuse_shared_prefixes(line_items: Sequence[LineItem]) -> None:
     """Inputs, calculations and the frame's cells share one namespace of defined names: no prefix may equal
     another, or begin it (every name under `srv_api_` would be under `srv_` too)."""
     owners = _prefix_owners(line_items)
@@ -76,7 +116,7 @@ class RegistryClash(ValueError):
     """Two registered line items (or one and the frame) claim one id, title, prefix or plan key."""
 
 
-def _refuse_clashes(line_items: tuple[LineItem, ...]) -> None:
+def _refuse_clashes(line_items: Sequence[LineItem]) -> None:
     def unique(what: str, values: list[str]) -> None:
         seen: set[str] = set()
         for value in values:
@@ -91,7 +131,7 @@ def _refuse_clashes(line_items: tuple[LineItem, ...]) -> None:
     unique("plan key", list(Plan.model_fields) + [li.section.key for li in line_items if li.section])
 
 
-_refuse_clashes(LINE_ITEMS)
+_refuse_clashes(tuple(LINE_ITEMS))
 
 
 def built_in_lines() -> dict[str, str]:
@@ -113,6 +153,16 @@ def reserved_titles() -> set[str]:
 def beside_total_ids() -> set[str]:
     """Line ids reported beside the total development cost, never added into it."""
     return {line.id for li in LINE_ITEMS for line in li.known_lines if not line.in_total}
+
+
+def gpu_hours_bought(view: Any) -> list[GpuHours]:
+    """The GPU-hours every line item buys under `view`'s market (a `MarketView`'s `buying`)."""
+    return [hours for li in LINE_ITEMS if li.gpu_hours is not None for hours in li.gpu_hours(view)]
+
+
+def gpu_hours_cells(plan: Any, market: Any) -> list[GpuHoursCells]:
+    """The same in the workbook, in `market`'s column."""
+    return [cells for li in LINE_ITEMS if li.gpu_hours_cells is not None for cells in li.gpu_hours_cells(plan, market)]
 
 
 def lines(plan: Any) -> list[Line]:

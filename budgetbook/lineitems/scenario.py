@@ -7,6 +7,7 @@ line items' reference rules never see a range.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,7 @@ from pydantic import BaseModel
 
 from ..plan.numbers import Num
 from ..plan.timing import spread
+from .gpu_hours import GpuHours
 
 
 def resolve(value: Any, scenario: str) -> Any:
@@ -58,6 +60,14 @@ class MarketView:
     lines: dict[str, float] = field(default_factory=dict)
     months: int = 0                 # how many months the cash flow spans
     monthly: dict[str, list[float]] = field(default_factory=dict)   # line id -> its months, computed so far
+    # every line item's GPU-hours on this market (`lineitems.registry.gpu_hours_bought`), set by who builds it
+    buying: Callable[[MarketView], list[GpuHours]] | None = None
+
+    def gpu_hours(self) -> list[GpuHours]:
+        """The GPU-hours every line item buys under this market, as each declares them."""
+        if self.buying is None:
+            raise LookupError("a MarketView built without `buying` cannot tell the GPU-hours the items buy")
+        return self.buying(self)
 
     def spread(self, amount: float, window: tuple[float, float]) -> list[float]:
         return spread(amount, window[0], window[1], self.months)

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
+from ..markets.registry import check_serving, gpu_price
 from ..plan.inputs import InputCell, walk
 from ..plan.model import GPU_PATTERN, Plan, Price, Strict
 from ..plan.numbers import Num, num
@@ -21,7 +22,7 @@ from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet
 from .base import Line, LineItem, Section, rule
-from .markets import serving_market
+from .markets import serving_market, shows_paying
 from .scenario import MarketView
 from .units import SECONDS_PER_HOUR, TOKENS_PER_MILLION
 
@@ -58,14 +59,9 @@ def input_cells(plan: Plan) -> list[InputCell]:
 
 
 def validate(plan: Plan) -> None:
-    """A hybrid must say which of its markets serves the model."""
-    if SECTION.of(plan) is None:
-        return
-    priced = [m.id for m in plan.markets if m.hybrid is None]
-    for m, market in enumerate(plan.markets):
-        if market.hybrid is not None and market.hybrid.serving not in priced:
-            raise ValueError(f"`markets[{m}].hybrid.serving`: name the market with prices that serves the model "
-                             f"(one of {', '.join(f'`{p}`' for p in priced)})")
+    """Each market must say which market serves the model (a hybrid names one of its markets)."""
+    if SECTION.of(plan) is not None:
+        check_serving(plan)
 
 
 def gpus(plan: Plan) -> set[str]:
@@ -97,7 +93,7 @@ def reference(view: MarketView) -> dict[str, float]:
         return {}
     tokens = tokens_per_month(serving)
     gpu_hours_per_month = tokens / serving.tokens_per_second_per_gpu / SECONDS_PER_HOUR
-    price = serving_market(view.plan, view.market).gpu_prices[serving.gpu]
+    price = gpu_price(serving_market(view.plan, view.market), serving.gpu)
     out = {OWN.id: gpu_hours_per_month * serving.months * price}
     if serving.api_price_per_million_tokens is not None:
         out[API.id] = tokens * serving.months / TOKENS_PER_MILLION * serving.api_price_per_million_tokens
@@ -114,7 +110,7 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                       "Tokens per month / tokens per second per GPU = GPU-hours per month, x months "
                       "x price. Never added into the development total.")
     money0 = st.money(plan.currency)
-    if any(m.hybrid is not None for m in plan.markets):
+    if shows_paying(plan):
         sheet.text_row("Served on market", lambda m: serving_market(plan, m), "svc_served_on")
     if serving.tokens_per_month is not None:
         tokens = sheet.row("Tokens per month", "tokens", st.BIG, "={tokens}", "svc_tokens",

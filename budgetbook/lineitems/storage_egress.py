@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..markets.registry import rate, rate_name
 from ..plan.model import Plan
 from ..sheetkit import style as st
 from ..sheetkit.cash_flow import CashFlow
@@ -20,7 +21,7 @@ from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, CellOf, Rows, sum_or_none
 from .base import Line, LineItem, one_sheet, rule
-from .markets import paying_market, runs_on
+from .markets import paying_market, runs_on, shows_paying
 from .phasing import kept_window, run_window
 from .scenario import MarketView
 from .units import BYTES_PER_GB
@@ -53,8 +54,8 @@ def workload_storage(view: MarketView, workload: Any) -> WorkloadStorage:
     if ckpt is None:
         return WorkloadStorage(volume, 0.0, 0.0)
     pays = paying_market(view.plan, workload, view.market)
-    return WorkloadStorage(volume, volume * ckpt.retention_months * pays.storage_per_gb_month,
-                           volume * ckpt.moved_share * pays.egress_per_gb)
+    return WorkloadStorage(volume, volume * ckpt.retention_months * rate(pays, "storage_per_gb_month"),
+                           volume * ckpt.moved_share * rate(pays, "egress_per_gb"))
 
 
 def reference(view: MarketView) -> dict[str, float]:
@@ -82,13 +83,12 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
     sheet = CalcSheet(book, plan, TITLE, "calc", "Storage & egress",
                       "Checkpoint volume = GB per save x saves x runs; stored per GB-month, "
                       "moved per GB of egress.")
-    hybrid = any(m.hybrid is not None for m in plan.markets)
     subtotals = []
     for i, w in enumerate(plan.workloads):
         if w.checkpoints is None:
             continue
         sheet.section(f"Workload: {w.label or w.id} ({w.id})")
-        if hybrid:
+        if shows_paying(plan):
             sheet.text_row("Priced on market", lambda m: paying_market(plan, w, m), f"stg_{w.id}_priced_on")
         subtotals.append(_workload_rows(sheet, plan, inp, i, w))
         sheet.gap()
@@ -119,13 +119,13 @@ def _workload_rows(sheet: CalcSheet, plan: Plan, inp: Inputs, i: int, w: Any) ->
     months = sheet.row("Retention", "months", st.COUNT, "={months}", f"{name}_months",
                        months=inp[key + ("retention_months",)])
     store_price = sheet.row("Storage price", f"{plan.currency}/GB-month", money3, "={price}", f"{name}_storage_price",
-                            price=lambda m: inp.market(plan, paying_market(plan, w, m), "storage_per_gb_month"))
+                            price=lambda m: rate_name(inp, paying_market(plan, w, m), "storage_per_gb_month"))
     storage = sheet.row("Storage", plan.currency, money0, "={volume}*{months}*{price}", f"{name}_storage",
                         volume=volume, months=months, price=store_price)
     moved = sheet.row("Share of the volume moved", "share", st.SHARE, "={moved}", f"{name}_moved",
                       moved=inp[key + ("moved_share",)])
     egress_price = sheet.row("Egress price", f"{plan.currency}/GB", money3, "={price}", f"{name}_egress_price",
-                             price=lambda m: inp.market(plan, paying_market(plan, w, m), "egress_per_gb"))
+                             price=lambda m: rate_name(inp, paying_market(plan, w, m), "egress_per_gb"))
     egress = sheet.row("Egress", plan.currency, money0, "={volume}*{moved}*{price}", f"{name}_egress",
                        volume=volume, moved=moved, price=egress_price)
     return sheet.row("Storage & egress", plan.currency, money0, "={storage}+{egress}", f"{name}_cost",

@@ -21,7 +21,7 @@ from .numbers import Bounds, Num
 from .timing import DEFAULT_WORKLOAD_MONTHS, OFFSET_BOUNDS, month_labels, offset_of
 
 TIMING = "Timing"  # starts in months after the plan's start, lengths in months
-_SHORT = {"checkpoints": "ckpt", "gpu_prices": "price", "hybrid": "", "roles": "role"}
+_SHORT = {"checkpoints": "ckpt", "gpu_prices": "price", "roles": "role"}
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def input_cells(plan: Plan) -> list[InputCell]:
     """Every input of a plan: markets, workloads, then each line item's section, in Inputs sheet order."""
     cells: list[InputCell] = []
     for i, market in enumerate(plan.markets):
-        cells += walk(market, ("markets", i), ("mkt", market.id), market.label or market.id)
+        cells += plan.MARKET_KINDS.input_cells(market, i)  # a market's kind says its rows
     for i, workload in enumerate(plan.workloads):
         label = workload.label or workload.id
         found = timed(plan, list(walk(workload, ("workloads", i), ("wl", workload.id), label)), ("workloads", i),

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .catalog import CATALOG, PRECISIONS, lookup
 from .numbers import Num, num
-from .rules import ZERO, Rule, given, not_given, one_way, when
+from .rules import Rule, given, not_given, one_way, when
 from .timing import Month, Months, Start, offset_of
 
 ID_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
@@ -207,15 +207,10 @@ class Workload(Strict):
         return Num(catalog, catalog, catalog, False, True)
 
 
-class Hybrid(Strict):
-    # keys are workload ids (checked by the plan), so the workloads' cap bounds them; said here to refuse early
-    assign: dict[str, str] = Field(max_length=MAX_ENTRIES, description="workload id -> market id it runs on")
-    runs: dict[str, Count] = Field(default_factory=dict, max_length=MAX_ENTRIES,
-                                  description="workload id -> runs on this market, if different")
-    serving: str | None = Field(None, description="market id that serves the model")
-
-
 class Market(Strict):
+    """A market's core: what every kind has. Each kind adds its key and the market its note: the full model is
+    `markets.registry.MARKET_MODEL`; which kind a market is, and what that means, is `markets.registry.kind_of`."""
+
     id: str = Field(pattern=ID_PATTERN)
     label: str = Field("", max_length=200)
     gpu_prices: dict[str, Price] = Field(default_factory=dict, max_length=MAX_GPU_PRICES,
@@ -223,21 +218,16 @@ class Market(Strict):
     storage_per_gb_month: Price = Num.of(0)
     egress_per_gb: Price = Num.of(0)
     extra_engineering_days: Annotated[Num, num(0, 3650, unit="days")] = Num.of(0)
-    hybrid: Hybrid | None = None
-    note: str = Field("", max_length=2000)
+    # its kind (`markets.registry.kind_of`): a property of the full model, which the sheet kit asks of a
+    # market without importing the registry above it
+    kind: ClassVar[Any]
 
     @model_validator(mode="after")
-    def _prices_or_hybrid(self):
+    def _gpu_ids(self):
         for gpu in self.gpu_prices:
             if not re.match(GPU_PATTERN, gpu):
                 raise ValueError(f"GPU id `{gpu}` must be letters, digits and `_`")
-        if self.hybrid is not None and (self.gpu_prices or self.storage_per_gb_month.base
-                                        or self.egress_per_gb.base):
-            raise ValueError("a hybrid market takes its prices from the markets it assigns")
         return self
-
-    SCHEMA_RULES = [when(given("hybrid"), {"properties": {"gpu_prices": {"maxProperties": 0},
-                                                          "storage_per_gb_month": ZERO, "egress_per_gb": ZERO}})]
 
 
 class Plan(Strict):
@@ -245,6 +235,8 @@ class Plan(Strict):
 
     # the line items whose sections the full model adds (`planfile.model` sets them); the core has none
     LINE_ITEMS: ClassVar[tuple[Any, ...]] = ()
+    # the market kinds (`markets.registry`, set by `planfile.model` as well): each market's kind checks it
+    MARKET_KINDS: ClassVar[Any] = None
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
     description: str = Field("", max_length=2000)
@@ -261,33 +253,15 @@ class Plan(Strict):
         unique_ids("workloads", [w.id for w in self.workloads])
         for i, workload in enumerate(self.workloads):
             check_start(self, workload.start, f"workloads[{i}].start")
-        priced = {m.id: m for m in self.markets if m.hybrid is None}
-        if not priced:
-            raise ValueError("`markets`: at least one market must have its own `gpu_prices`")
         needed = {w.gpu for w in self.workloads}
         for item in self.LINE_ITEMS:
             if item.section is not None and item.section.gpus is not None:
                 needed |= item.section.gpus(self)
-        for m, market in enumerate(self.markets):
-            if market.hybrid is None:
-                for gpu in sorted(needed - set(market.gpu_prices)):
-                    raise ValueError(f"`markets[{m}].gpu_prices`: market `{market.id}` has no price for GPU "
-                                     f"`{gpu}`{_price_suggestion(gpu, market.gpu_prices)}")
-            else:
-                _check_hybrid(f"`markets[{m}]", market.hybrid, {w.id for w in self.workloads}, priced)
+        self.MARKET_KINDS.validate_markets(self, needed)
         for item in self.LINE_ITEMS:
             if item.section is not None and item.section.validate is not None:
                 item.section.validate(self)
         return self
-
-
-def _price_suggestion(gpu: str, prices: dict) -> str:
-    """A price under another name of the same catalog GPU (`H100` for `H100_SXM`) first, then a close spelling."""
-    known = lookup(gpu)
-    same = [key for key in prices if known is not None and lookup(key) is known]
-    if known is not None and same:
-        return f"; did you mean `{same[0]}`? (the same GPU, {known.name}: name it the same in both places)"
-    return suggest(gpu, prices)
 
 
 def check_start(plan: Plan, start: object, at: str) -> None:
@@ -296,18 +270,3 @@ def check_start(plan: Plan, start: object, at: str) -> None:
         offset_of(plan.start, start)
     except ValueError as exc:
         raise ValueError(f"`{at}`: {exc}") from None
-
-
-def _check_hybrid(at: str, hybrid: Hybrid, workload_ids: set[str], priced: dict[str, Market]) -> None:
-    for wid, mid in hybrid.assign.items():
-        if wid not in workload_ids:
-            raise ValueError(f"{at}.hybrid.assign.{wid}`: no workload has the id `{wid}`"
-                             f"{suggest(wid, workload_ids)}")
-        if mid not in priced:
-            raise ValueError(f"{at}.hybrid.assign.{wid}`: `{mid}` is not a market with prices"
-                             f"{suggest(mid, priced)}")
-    for wid in sorted(workload_ids - set(hybrid.assign)):
-        raise ValueError(f"{at}.hybrid.assign`: workload `{wid}` is not assigned to a market")
-    for wid in hybrid.runs:
-        if wid not in workload_ids:
-            raise ValueError(f"{at}.hybrid.runs.{wid}`: no workload has the id `{wid}`{suggest(wid, workload_ids)}")

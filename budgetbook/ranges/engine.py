@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from ..lineitems.phasing import month_count
-from ..lineitems.registry import LINE_ITEMS, TOTAL, lines
+from ..lineitems.registry import LINE_ITEMS, TOTAL, gpu_hours_bought, lines
 from ..lineitems.scenario import MarketView, Resolved
 from ..plan.inputs import InputCell
 from ..plan.model import Plan
@@ -68,7 +68,7 @@ def totals(plan: Plan, columns: dict[int, np.ndarray], count: int,
     for market in resolved.markets:
         if only is not None and market.id not in only:
             continue
-        view = MarketView(resolved, market, "base", months=months)
+        view = MarketView(resolved, market, "base", months=months, buying=gpu_hours_bought)
         for item in LINE_ITEMS:
             view.lines.update(item.reference(view))
         total = sum((view.lines[line_id] for line_id in development), 0.0)

@@ -16,6 +16,7 @@ them the grid, and `workbook/cash_flow.py` builds the sheet from them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..plan.model import Market, Plan
 from ..plan.timing import month_labels
@@ -69,6 +70,11 @@ class CashFlow:
         # on paper it runs on down the pages, one page wide, the months and their bounds atop each
         sheet.print_title_rows, sheet.runs_on = f"{HEADER_ROW}:{END_ROW}", True
         sheet.row = END_ROW + 2
+
+    def gpu_hours(self, market: Market) -> list[Any]:
+        """The GPU-hours every line item buys in `market`'s column, as each declares them (`GpuHoursCells`)."""
+        return [cells for li in self.plan.LINE_ITEMS if li.gpu_hours_cells is not None
+                for cells in li.gpu_hours_cells(self.plan, market)]
 
     def col(self, n: int) -> int:
         return FIRST_MONTH_COL + n

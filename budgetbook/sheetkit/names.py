@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ..lineitems.markets import overrides_runs
 from ..plan.inputs import input_cells
 from ..plan.model import Market, Plan, Workload
 from .scenario import used_name
@@ -22,10 +21,12 @@ class Inputs:
         return self.by_path[("markets", self._market_index[market.id]) + key]
 
     def price(self, market_paying: Market, gpu: str) -> str:
-        return self.by_path[("markets", self._market_index[market_paying.id], "gpu_prices", gpu)]
+        """The input a formula reads for the price per GPU-hour of `gpu` on a market with prices (its kind says)."""
+        return market_paying.kind.gpu_price_name(self, market_paying, gpu)
 
     def runs(self, plan: Plan, workload: Workload, market: Market) -> str:
-        """This market's runs of a workload: a hybrid's own count where it sets one."""
-        if overrides_runs(workload, market):
-            return self.market(plan, market, "hybrid", "runs", workload.id)
+        """This market's runs of a workload: its own count where its kind sets one (a hybrid's)."""
+        key = market.kind.runs_key(workload, market)
+        if key is not None:
+            return self.market(plan, market, *key)
         return self.by_path[("workloads", self._workload_index[workload.id], "runs")]

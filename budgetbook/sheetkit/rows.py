@@ -76,8 +76,8 @@ def market_col(plan: Plan, market: Market) -> int:
 
 
 def market_header(market: Market) -> str:
-    label = market.label or market.id
-    return label + " (hybrid)" if market.hybrid is not None and "hybrid" not in label.lower() else label
+    """A market column's header: its label, as its kind shows it (a hybrid says it is one)."""
+    return market.kind.header(market)
 
 
 def sum_or_none(rows: list[int]) -> str:

@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from budgetbook.lineitems.registry import LINE_ITEMS, PLAN_MODEL
+from budgetbook.lineitems.registry import LINE_ITEMS
 from budgetbook.plan.numbers import Num
+from budgetbook.planfile.model import PLAN_MODEL
 
 DRAWS = 300  # plans drawn, once for the module (no workbook is written)
 

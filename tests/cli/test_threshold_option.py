@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cli_run import run
 
-SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "pretrain-7b-actuals.xlsx"
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "pretrain-7b-actuals.xlsx"
 
 
 @pytest.mark.parametrize(("value", "reason"), [

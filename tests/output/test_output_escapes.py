@@ -26,7 +26,7 @@ from budgetbook.api import generate_workbook
 from budgetbook.output.emit import console
 from budgetbook.output.plaintext import Guarded
 
-PLAN = Path(__file__).parents[1] / "templates" / "pretrain-7b.yaml"
+PLAN = Path(__file__).parents[2] / "templates" / "pretrain-7b.yaml"
 # an OSC title change ended by BEL, a screen clear, a one-byte C1 CSI, a carriage return, DEL, a forged line
 EVIL = "\x1b]0;pwned\x07\x1b[2J\x9b31m\r\x7f\nforged"
 EVIL_YAML = json.dumps(EVIL)  # a YAML double-quoted scalar holds it (JSON's escapes are YAML's)
@@ -229,7 +229,7 @@ def _writes(tree: ast.AST) -> list[str]:
 
 def test_only_the_output_package_writes_to_a_stream():
     """By construction: a command cannot print a plan's or a bill's text but through `output/` (and its guard)."""
-    package = Path(__file__).parents[1] / "budgetbook"
+    package = Path(__file__).parents[2] / "budgetbook"
     writers = {}
     for path in sorted(package.rglob("*.py")):
         if "output" in path.relative_to(package).parts:
