@@ -77,8 +77,6 @@ def count_records(path: Path) -> Records:
                 cut = len(data) - 1 if data.endswith(b"\r") else len(data)
                 pieces = _BREAK.split(data[:cut])
                 carry = pieces.pop() + data[cut:]
-                if record_bytes + len(carry) > MAX_LINE_BYTES:
-                    _too_long(start_line)
             for piece in pieces:
                 record_bytes += len(piece) + 1
                 if record_bytes > MAX_LINE_BYTES:
@@ -96,6 +94,8 @@ def count_records(path: Path) -> Records:
                 line += 1
             if final:
                 break
+            if record_bytes + len(carry) > MAX_LINE_BYTES:  # the line still open is already too long
+                _too_long(start_line)
     if in_quote:
         raise BillError(f"line {start_line}: a quoted field is never closed (a `\"` without its pair)")
     return out
