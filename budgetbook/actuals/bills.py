@@ -44,6 +44,8 @@ def read_bills(paths: list[Path], mapping: Mapping, plan: Plan) -> Imported:
                         out.batches += fmt.read(ctx, source)
                     except BudgetbookError as exc:
                         raise exc.with_source(str(source.path)) from None
+        for finish in ctx.finish:
+            finish(out.batches)
         out.warnings, out.notes = ctx.warnings, ctx.notes
     return out
 

@@ -122,6 +122,9 @@ def read_focus(version: FocusVersion, ctx: Context, source: Source) -> list[Batc
         {"cost": mapping.cost_column, "date": "ChargePeriodStart", "quantity": "ConsumedQuantity",
          "currency": "BillingCurrency"}))
     fields = match_fields(version, header, ctx)
+    if not ctx.commitments and any(r.match.contract_commitment_type is not None for r in mapping.rules):
+        ctx.warnings.append(f"{path}: a rule matches `contract_commitment_type`, which only a FOCUS Contract "
+                            "Commitment dataset imported alongside gives; without one it matches no charge")
     if ctx.commitments:  # each charge with the type of the contract commitment it drew on (ids are unique there)
         scan = (f"(SELECT s.*, c.type AS __cc_type FROM {scan} s LEFT JOIN {COMMITMENTS} c "
                 f"ON c.id = {fields['contract_commitment']})")

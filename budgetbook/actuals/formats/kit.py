@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -39,6 +39,8 @@ class Context:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)      # summary lines of files that hold no charges
     commitments: bool = False                           # a FOCUS Contract Commitment dataset is loaded
+    # run on every batch of the import once all files are read (a side dataset that holds the others to account)
+    finish: list[Callable[[list[Batch]], None]] = field(default_factory=list)
 
 
 @contextlib.contextmanager
