@@ -32,7 +32,7 @@ def header(path: Path, head: bytes) -> list[str]:
     return [h.strip() for h in names]
 
 
-def scan(path: Path, names: list[str], parallel: bool = True) -> str:
+def scan(path: Path, names: list[str]) -> str:
     columns = ", ".join(f"{lit(h)}: 'VARCHAR'" for h in names)
     return (f"read_csv({lit(str(path.resolve()))}, header=true, auto_detect=false, delim=',', quote='\"', "
-            f"escape='\"', columns={{{columns}}}, parallel={'true' if parallel else 'false'})")
+            f"escape='\"', columns={{{columns}}}, parallel=true)")

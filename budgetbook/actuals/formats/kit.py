@@ -53,10 +53,17 @@ def duckdb_connection() -> Iterator[Any]:
     try:
         with contextlib.suppress(duckdb.Error):  # Parquet timestamps with a time zone read as UTC, as FOCUS writes
             con.execute("SET TimeZone = 'UTC'")
+        quiet(con)
         yield con
     finally:
         con.close()
         shutil.rmtree(spill, ignore_errors=True)
+
+
+def quiet(con: Any) -> Any:
+    """No progress bar on the terminal (DuckDB draws one on a query over 2 s)."""
+    con.execute("SET enable_progress_bar = false")
+    return con
 
 
 def lit(text: str) -> str:

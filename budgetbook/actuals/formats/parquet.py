@@ -31,6 +31,6 @@ def header(path: Path, head: bytes) -> list[str]:
         con.close()
 
 
-def scan(path: Path, names: list[str], parallel: bool = True) -> str:
+def scan(path: Path, names: list[str]) -> str:
     columns = ", ".join(f"CAST({col(h, names)} AS VARCHAR) AS {col(h, names)}" for h in names)
     return f"(SELECT {columns} FROM read_parquet({lit(str(path.resolve()))}))"

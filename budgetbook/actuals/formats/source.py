@@ -32,9 +32,9 @@ class Source:
         if self.container is csv_file and self.records is None:
             self.records = count_records(self.path)
 
-    def scan(self, parallel: bool = True) -> str:
-        """The file's rows as SQL, every column text; `parallel=False` keeps them in file order."""
-        return self.container.scan(self.path, self.header, parallel)
+    def scan(self) -> str:
+        """The file's rows as SQL, every column text."""
+        return self.container.scan(self.path, self.header)
 
     def where(self, row: int) -> str:
         """`line N` of a CSV's data row `row` (0-based), `row N` of a Parquet file's."""
