@@ -35,7 +35,7 @@ class ImportResult:
              "categories": {k: float(v) for k, v in b.categories}}
             | ({"replaced_total": float(was.total), "replaced_source": was.source} if was is not None else {})
             for b, was in zip(self.imported, self._replaced(), strict=True)],
-            "unmapped": unmapped, "warnings": self.warnings}
+            "unmapped": unmapped, "warnings": self.warnings, "notes": self.notes}
 
     def summary(self) -> list[str]:
         """One line per file's batches: rows, total, mapped, unmapped (every dollar accounted for), and whether
