@@ -8,7 +8,10 @@ plan's months; text columns as long as real exports'), generates pretrain-7b's
 workbook, then runs `budgetbook actuals BOOK BILL --map MAP -o OUT` in a fresh
 interpreter per run and reads its peak RSS (VmHWM) and wall time. The import
 streams: DuckDB scans the file twice (validate, aggregate) in a 256 MB memory
-limit, so peak RSS should not grow with the file.
+limit, so peak RSS should not grow with the file. `count s` is the pass over the
+file's bytes alone (`actuals/formats/records.py`, part of the import's time); `bad
+row` imports the same bill with its last charge dated 2026-02-31 (refused naming
+its line, by a third, ordered scan: the error path's time and peak RSS).
 """
 
 from __future__ import annotations
@@ -87,6 +90,27 @@ def write_bill(path: Path, rows: int) -> None:
     assert header == COLUMNS, header
 
 
+def _bad_last_row(bill: Path) -> Path:
+    """The bill with one more row, a copy of its last with ChargePeriodStart 2026-02-31 (not a calendar date)."""
+    import csv
+    import io
+
+    with open(bill, newline="") as f:
+        header = next(csv.reader(f))
+        f.seek(max(0, bill.stat().st_size - 4096))
+        last = f.read().splitlines()[-1]
+    row = next(csv.reader([last]))
+    row[header.index("ChargePeriodStart")] = "2026-02-31T00:00:00Z"
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(row)
+    bad = bill.with_name("bad-" + bill.name)
+    with open(bad, "wb") as f, open(bill, "rb") as src:
+        while chunk := src.read(1 << 24):
+            f.write(chunk)
+        f.write(out.getvalue().encode())
+    return bad
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default="100000,1000000")
@@ -102,7 +126,8 @@ def main() -> None:
         print(f"python benchmarks/bench_actuals.py --rows {args.rows} --repeat {args.repeat}")
         print(f"({os.cpu_count()}-core machine, {time.strftime('%Y-%m-%d')}; fresh process per run, "
               "wall time and peak RSS of `budgetbook actuals`, best of the repeats)\n")
-        print(f"{'rows':>10} {'file MB':>9} {'write s':>8} | {'import s':>9} {'peak RSS MB':>12}")
+        print(f"{'rows':>10} {'file MB':>9} {'write s':>8} | {'import s':>9} {'peak RSS MB':>12} | {'count s':>8} | "
+              f"{'bad row s':>9} {'peak RSS MB':>12}")
         for rows in sizes:
             bill = d / f"focus-{rows}.csv"
             t = time.perf_counter()
@@ -118,8 +143,22 @@ def main() -> None:
                     raise SystemExit(f"import failed: {done.stderr.strip()}")
                 best = min(best or (1e9, 0), (float(took), int(rss)))
             assert best is not None
-            print(f"{rows:>10,} {bill.stat().st_size / 1e6:>9,.0f} {wrote:>8.1f} | {best[0]:>9.2f} {best[1]:>12,}")
+            from budgetbook.actuals.formats.records import count_records
+
+            t = time.perf_counter()
+            assert count_records(bill).count == rows
+            counted = time.perf_counter() - t
+            bad = _bad_last_row(bill)
+            code = CHILD.format(root=str(ROOT), book=str(d / "plan.xlsx"), bill=str(bad),
+                                mapping=str(d / "map.yaml"), out=str(d / "out.xlsx"))
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=1800)
+            status, bad_took, bad_rss = done.stdout.split()[-3:]
+            if status != "2" or "2026-02-31" not in done.stderr:
+                raise SystemExit(f"the bad row was not refused: {done.stderr.strip()}")
+            print(f"{rows:>10,} {bill.stat().st_size / 1e6:>9,.0f} {wrote:>8.1f} | {best[0]:>9.2f} {best[1]:>12,} | "
+                  f"{counted:>8.2f} | {float(bad_took):>9.2f} {int(bad_rss):>12,}")
             bill.unlink()
+            bad.unlink()
 
 
 if __name__ == "__main__":

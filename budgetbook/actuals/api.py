@@ -12,6 +12,9 @@ from ..errors import UsageError, WorkbookError
 from ..ledger.model import Actuals, Batch
 from ..ledger.sheets import plan_months
 from ..ledger.variance import VarianceReport, compute_variance
+from ..planfile.loader import plan_from_text
+from ..review.readback import open_book
+from ..review.scenario import read_scenario
 from ..sheetkit.scenario import PLAN_SCENARIO
 from ..workbook.build import build_workbook
 from ..workbook.write import save_workbook
@@ -26,26 +29,42 @@ class ImportResult:
     imported: list[Batch] = field(default_factory=list)
     replaced: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    previous: list[Batch | None] = field(default_factory=list)  # what each of `imported` replaced (None: added)
+    notes: list[str] = field(default_factory=list)              # the files that hold no charges
+
+    def _replaced(self) -> list[Batch | None]:
+        return self.previous if len(self.previous) == len(self.imported) else [None] * len(self.imported)
 
     def as_json(self) -> dict:
         unmapped = [{"what": w, "amount": float(a), "rows": r} for w, a, r in self.actuals.unmapped()]
         return {"workbook": str(self.written), "imported": [
             {"key": b.key, "source": b.source, "format": b.format, "cost_column": b.cost_column, "rows": b.rows,
              "total": float(b.total), "unmapped": float(sum((c.amount for c in b.charges if c.item == "unmapped"),
-                                                            Decimal(0))), "replaces": b.key in self.replaced,
+                                                            Decimal(0))), "replaces": was is not None,
              "categories": {k: float(v) for k, v in b.categories}}
-            for b in self.imported], "unmapped": unmapped, "warnings": self.warnings}
+            | ({"replaced_total": float(was.total), "replaced_source": was.source} if was is not None else {})
+            for b, was in zip(self.imported, self._replaced(), strict=True)],
+            "unmapped": unmapped, "warnings": self.warnings, "notes": self.notes}
 
     def summary(self) -> list[str]:
-        """One line per file's batches: rows, total, mapped, unmapped (every dollar accounted for)."""
-        lines = []
-        for b in self.imported:
+        """One line per file's batches: rows, total, mapped, unmapped (every dollar accounted for), and whether
+        it was added or replaced a batch (with that one's total); the files with no charges; the totals."""
+        lines = list(self.notes)
+        for b, was in zip(self.imported, self._replaced(), strict=True):
             unmapped = sum((c.amount for c in b.charges if c.item == "unmapped"), Decimal(0))
             lines.append(f"{b.source}: {b.key}: {b.rows:,} rows, {b.cost_column} {b.total:,.2f} = mapped "
                          f"{b.total - unmapped:,.2f} + unmapped {unmapped:,.2f}"
                          + (" (" + ", ".join(f"{k or '(none)'} {v:,.2f}" for k, v in b.categories) + ")"
                             if b.categories else "")
-                         + (" (replaces the earlier import)" if b.key in self.replaced else ""))
+                         + (f" (replaces {was.source}'s {was.total:,.2f})" if was is not None else " (added)"))
+        pairs = list(zip(self.imported, self._replaced(), strict=True))
+        added = sum((b.total for b, was in pairs if was is None), Decimal(0))
+        swapped = [(b, was) for b, was in pairs if was is not None]
+        if pairs:
+            lines.append(f"{len(pairs) - len(swapped):,} batches added ({added:,.2f}), {len(swapped):,} replaced "
+                         f"({sum((b.total for b, _ in swapped), Decimal(0)):,.2f} where they held "
+                         f"{sum((was.total for _, was in swapped), Decimal(0)):,.2f}); the book now holds "
+                         f"{sum((b.total for b in self.actuals.batches), Decimal(0)):,.2f}")
         return lines
 
 
@@ -53,9 +72,7 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
                    mapping: PathLike | None = None, force: bool = False) -> ImportResult:
     """Read `bills`, merge them into the book's embedded actuals (same invoice key: replaced) and write the
     workbook, regenerated from the book's current inputs, with its Actuals and Variance sheets, to `out`."""
-    from ..planfile.loader import plan_from_text  # on first use, not at import: loads yaml
     from ..review.extract import current_plan_text  # on first use, not at import: loads ruamel, yaml
-    from ..review.readback import open_book  # on first use, not at import: loads yaml
 
     book = Path(book)
     if not bills:
@@ -73,7 +90,7 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
                             source=str(book))
     rules = load_mapping(Path(mapping) if mapping is not None else None, plan)
     imported = read_bills([Path(b) for b in bills], rules, plan)
-    merged, replaced = held.merged(imported.batches)
+    merged, previous = held.merged_replacing(imported.batches)
     months = set(plan_months(plan))
     outside = sorted({c.month for c in merged.charges} - months)
     if outside:  # the inputs now end the plan before bills imported earlier: they would drop out of the sheets
@@ -81,16 +98,14 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
                             "(its `start` and schedule) or import into a workbook whose plan covers them",
                             source=str(book))
     save_workbook(build_workbook(plan, text, actuals=merged), out, protect=inputs)
-    return ImportResult(out, merged, imported.batches, replaced, imported.warnings)
+    replaced = [b.key for b, was in zip(imported.batches, previous, strict=True) if was is not None]
+    return ImportResult(out, merged, imported.batches, replaced, imported.warnings, previous, imported.notes)
 
 
 def book_variance(book: PathLike) -> VarianceReport:
     """The Variance of a workbook: its current inputs' plan, in the scenario its switch is set to, against its
     embedded bills (what `check` holds the Variance sheet to)."""
-    from ..planfile.loader import plan_from_text  # on first use, not at import: loads yaml
     from ..review.extract import current_plan_text  # on first use, not at import: loads ruamel, yaml
-    from ..review.readback import open_book  # on first use, not at import: loads yaml
-    from ..review.scenario import read_scenario  # on first use, not at import: loads yaml
 
     book = Path(book)
     opened = open_book(book)

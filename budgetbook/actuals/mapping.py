@@ -10,8 +10,8 @@
         gpus_per_unit: 8             # ConsumedQuantity (instance-hours) x 8 = GPU-hours
 
 Patterns are globs (`*`, `?`), matched case-insensitively against the FOCUS
-columns ProviderName, ServiceName, ServiceCategory, SkuId, ChargeCategory,
-ChargeDescription and a key of Tags.
+columns (MATCH_COLUMNS; `provider` is ServiceProviderName where FOCUS 1.3 on has it,
+else ProviderName) and a key of Tags.
 """
 
 from __future__ import annotations
@@ -20,18 +20,29 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import BudgetbookError
 from ..lineitems.registry import development_lines
 from ..plan.model import Plan, suggest
+from ..plan.yamlsafe import parse_yaml_text
+from ..planfile.loader import describe_validation_error, key_path
 
 MAX_MAPPING_BYTES = 1_000_000
 MAX_RULES = 1_000
-# the FOCUS column each `match` key is held against
-MATCH_COLUMNS = {"provider": "ProviderName", "service": "ServiceName", "service_category": "ServiceCategory",
-                 "sku": "SkuId", "charge_category": "ChargeCategory", "description": "ChargeDescription"}
+# the FOCUS column each `match` key is held against (formats/focus.py reads them, version by version)
+MATCH_COLUMNS = {"provider": "ServiceProviderName or ProviderName", "host_provider": "HostProviderName",
+                 "service": "ServiceName", "service_category": "ServiceCategory", "sku": "SkuId",
+                 "charge_category": "ChargeCategory", "description": "ChargeDescription",
+                 "commitment": "CommitmentDiscountId",
+                 "contract_commitment": "ContractApplied (its first element's ContractCommitmentId; FOCUS 1.3 on)",
+                 "contract_commitment_type": "ContractCommitmentType of that commitment (a FOCUS Contract "
+                                             "Commitment dataset imported alongside)"}
 CURRENCY = r"^[A-Z]{3}$"
+
+
+Rate = Annotated[float, Field(gt=0, le=1e9, allow_inf_nan=False)]  # a NaN is "not a finite number", not "> 1e9"
 
 
 class MappingError(BudgetbookError):
@@ -49,6 +60,10 @@ class Match(_Strict):
     sku: str | None = None
     charge_category: str | None = None
     description: str | None = None
+    host_provider: str | None = None
+    commitment: str | None = None
+    contract_commitment: str | None = None
+    contract_commitment_type: str | None = None
     tags: dict[str, str] = Field(default_factory=dict)
 
 
@@ -57,7 +72,7 @@ class Rule(_Strict):
     market: str = Field(description="market id of the plan the charges count for")
     item: str = Field(description="development line id of the plan (compute, storage_egress, people, ...)")
     workload: str = Field(default="", description="workload id of the plan, optional")
-    gpus_per_unit: Annotated[float, Field(gt=0, le=1e6)] | None = Field(
+    gpus_per_unit: Annotated[float, Field(gt=0, le=1e6, allow_inf_nan=False)] | None = Field(
         default=None, description="GPU-hours per unit of ConsumedQuantity (8 for an 8-GPU instance-hour); compute only")
 
 
@@ -66,7 +81,7 @@ class Mapping(_Strict):
 
     cost_column: Literal["BilledCost", "EffectiveCost"] = Field(
         default="BilledCost", description="FOCUS cost column: BilledCost (invoiced) or EffectiveCost (amortised)")
-    rates: dict[Annotated[str, Field(pattern=CURRENCY)], Annotated[float, Field(gt=0, le=1e9)]] = Field(
+    rates: dict[Annotated[str, Field(pattern=CURRENCY)], Rate] = Field(
         default_factory=dict, description="plan currency per unit of a bill's currency (EUR: 1.08)")
     rules: Annotated[list[Rule], Field(max_length=MAX_RULES)] = Field(
         default_factory=list, description="first match wins; a charge no rule matches is unmapped")
@@ -82,7 +97,6 @@ def load_mapping(path: Path | None, plan: Plan) -> Mapping:
     """The mapping file at `path` (None: no rules, so every FOCUS charge is unmapped), checked against the plan."""
     if path is None:
         return Mapping()
-    from ..plan.yamlsafe import parse_yaml_text  # on first use, not at import: loads yaml
 
     source = str(path)
     try:
@@ -95,6 +109,7 @@ def load_mapping(path: Path | None, plan: Plan) -> Mapping:
         raise MappingError("is not UTF-8 text", source=source) from None
     except OSError as exc:
         raise MappingError(f"cannot read: {exc.strerror or type(exc).__name__}", source=source) from None
+    _refuse_aliases(text, source)
     try:
         data = parse_yaml_text(text)
     except BudgetbookError as exc:
@@ -110,9 +125,20 @@ def load_mapping(path: Path | None, plan: Plan) -> Mapping:
     return mapping
 
 
+def _refuse_aliases(text: str, source: str) -> None:
+    """A mapping file's own wording for an alias (the plan loader's says "in plans")."""
+    try:  # PyYAML's anchors are letters, digits, `-` and `_` only: safe to print
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                line = f"line {event.start_mark.line + 1}: " if event.start_mark is not None else ""
+                raise MappingError(f"{line}YAML aliases (`*{str(event.anchor)[:40]}`) "
+                                   "are not allowed in mapping files: write the values out", source=source)
+    except yaml.YAMLError:
+        return  # the loader names what is wrong
+
+
 def _described(exc: ValidationError) -> str:
     """The plan's wording of a validation error; an unknown key named with the keys allowed there."""
-    from ..planfile.loader import describe_validation_error, key_path  # on first use, not at import: loads yaml
 
     first = exc.errors()[0]
     if first["type"] == "extra_forbidden":

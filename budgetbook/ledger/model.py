@@ -2,7 +2,7 @@
 
 A batch is one invoice's worth of charges (FOCUS: provider, billing account,
 billing period and invoice id; generic CSV: its `invoice` column, else market,
-line item and month). Importing a batch
+line item and month with a digest of those rows). Importing a batch
 whose key is already held replaces it, so the same bills imported twice count
 once and a new month's bills append. Amounts are exact decimals in the plan's
 currency (converted at the mapping's rate where the bill is in another).
@@ -71,11 +71,17 @@ class Actuals:
 
     def merged(self, new: Iterable[Batch]) -> tuple[Actuals, list[str]]:
         """These actuals with `new` batches added; a batch with a key already held replaces it (listed)."""
+        new = list(new)
+        actuals, replaced = self.merged_replacing(new)
+        return actuals, [b.key for b, was in zip(new, replaced, strict=True) if was is not None]
+
+    def merged_replacing(self, new: Iterable[Batch]) -> tuple[Actuals, list[Batch | None]]:
+        """These actuals with `new` batches added, and what each of `new` replaced: the batch of its key held
+        before, or one earlier in `new` (the same bill given twice counts once), or None (added)."""
         held = {b.key: b for b in self.batches}
-        replaced = []
+        replaced: list[Batch | None] = []
         for batch in new:
-            if batch.key in held:
-                replaced.append(batch.key)
+            replaced.append(held.get(batch.key))
             held[batch.key] = batch
         return Actuals(self.currency, tuple(sorted(held.values(), key=lambda b: b.key))), replaced
 

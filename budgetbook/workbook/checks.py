@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..ledger.model import Actuals
-from ..ledger.sheets import variance_checks
+from ..ledger.sheets import actuals_checks, variance_checks
 from ..lineitems.registry import TOTAL, development_lines, lines
 from ..plan.model import Plan
 from ..sheetkit.grid import Blueprint, Sheet
@@ -61,9 +61,10 @@ def build_checks(book: Blueprint, plan: Plan, inp: Inputs, actuals: Actuals | No
                   f"=AND(ISNUMBER({x}_low),ISNUMBER({x}_high),{x}_low<={x},{x}<={x}_high,"
                   f"{x}_low{above}{x}_min,{x}_high<={x}_max)", f"chk_range_{x}")
     if actuals is not None:  # the Variance sheet, where bills were imported
-
         for text, market, formula, name in variance_checks(plan, actuals):
             check("Variance", text, market, formula, name, market)
+        for text, market, formula, name in actuals_checks(actuals):
+            check("Actuals", text, market, formula, name, market)
     last = sheet.row - 1
     sheet.put(3, 1, "All checks pass", "section")
     book.formula(sheet, 3, RESULT_COL, f"=AND(D{FIRST_ROW}:D{last})", "checks_ok", kind="check", style="check")
