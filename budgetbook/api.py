@@ -237,6 +237,7 @@ def _unreadable(path: Path, reason: str) -> Unreadable:
     import hashlib
 
     from .plan.yamlsafe import MAX_PLAN_BYTES
+    from .review.sides import Unreadable
 
     size = path.stat().st_size
     if size <= MAX_PLAN_BYTES:
