@@ -9,6 +9,7 @@ from budgetbook import api
 from budgetbook.errors import OutputError, UsageError
 from budgetbook.planfile.loader import template_names, template_text
 from budgetbook.planfile.schema import plan_schema
+from budgetbook.review.sides import Unreadable
 
 FT = "finetune-13b-lora"
 
@@ -69,7 +70,7 @@ def test_every_command_is_an_api_call_that_returns_data(tmp_path, capsys):
     broken = tmp_path / "broken.yaml"
     broken.write_text("name: [broken\n")
     found, problem = api.budget_text(str(broken))
-    assert isinstance(found, api.Unreadable) and found.text == "name: [broken\n" and "invalid YAML" in problem
+    assert isinstance(found, Unreadable) and found.text == "name: [broken\n" and "invalid YAML" in problem
     assert capsys.readouterr() == ("", "")
 
 
