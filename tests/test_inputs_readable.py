@@ -73,8 +73,10 @@ def test_inputs_labels_units_and_formats(template, tmp_path):
 
 
 def test_money_negatives_in_accounting_style_and_big_counts_scaled():
-    assert st.money("USD") == '"$"#,##0_);("$"#,##0)'
-    assert st.price("EUR") == '"€"#,##0.00##_);("€"#,##0.00##)'
+    # the currency pinned to a locale (`[$$-409]`): never a built-in id a reader's locale re-reads; zero a dash
+    assert st.money("USD") == '[$$-409]#,##0_);([$$-409]#,##0);"-"_)'
+    assert st.price("EUR") == "[$€-1809]#,##0.00##_);([$€-1809]#,##0.00##)"
+    assert st.money("CHF", 2) == '"CHF "#,##0.00_);("CHF "#,##0.00);"-"_)'
     assert st.SCALED.count("[") == 2  # Excel takes at most two conditions in a format
 
 

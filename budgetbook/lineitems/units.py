@@ -18,6 +18,8 @@ HOURS_PER_MONTH = HOURS_PER_DAY * DAYS_PER_MONTH
 CHECK_TOLERANCE = 1e-9
 EXACT_MATCH = 0
 PRICE_DIGITS = 4  # the decimals of the Inputs price format (`workbook.style.PRICE_DIGITS`, "#,##0.00##")
+# a live label's digits from whole numbers (`workbook/price_text.py`): the same in every locale
+PRICE_UNITS, THOUSAND, CENTS, TEN, WHOLE_DIGITS = 10 ** PRICE_DIGITS, 1000, 100, 10, 0
 
 # (defined name, label, value, unit, source)
 CONSTANTS = (
@@ -36,4 +38,9 @@ CONSTANTS = (
      "value itself, not the nearest"),
     ("k_price_digits", "Decimals a live market label shows a price to", PRICE_DIGITS, "digits",
      "a price's cents and up to two digits more, as the Inputs sheet shows a price"),
+    ("k_price_units", "A currency unit in a live label's smallest digit", PRICE_UNITS, "", "10^k_price_digits"),
+    ("k_thousand", "A thousand (a live label puts a comma before each three digits)", THOUSAND, "", "definition"),
+    ("k_cents", "Cents per currency unit", CENTS, "", "definition"),
+    ("k_ten", "Ten (one decimal digit)", TEN, "", "definition"),
+    ("k_whole_digits", "Decimals of a whole number (ROUND's digits)", WHOLE_DIGITS, "digits", "definition"),
 )
