@@ -14,6 +14,7 @@ from typing import Any
 
 from ..plan.model import Plan
 from . import style as st
+from .chart_categories import text_categories
 from .computed import Computed, Lazy
 from .grid import Blueprint
 
@@ -94,7 +95,7 @@ def tornado_chart(ws: Any, spec: dict) -> None:
     chart.type, chart.grouping, chart.overlap, chart.gapWidth = "bar", "clustered", 100, 40
     chart.title = spec["title"]
     chart.y_axis.title = spec["currency"]
-    chart.y_axis.numFmt = "#,##0"
+    chart.y_axis.numFmt = st.signed_axis_money(spec["currency"])  # the swing in currency, both sides of zero
     chart.y_axis.majorGridlines = None
     chart.y_axis.delete = False
     chart.x_axis.delete = False
@@ -103,7 +104,7 @@ def tornado_chart(ws: Any, spec: dict) -> None:
     for col, title in spec["series"]:
         values = Reference(ws, min_col=col, min_row=spec["first_row"], max_row=spec["last_row"])
         chart.series.append(Series(values, title=title))
-    chart.set_categories(Reference(ws, min_col=spec["labels_col"], min_row=spec["first_row"],
+    text_categories(chart, Reference(ws, min_col=spec["labels_col"], min_row=spec["first_row"],
                                    max_row=spec["last_row"]))
     chart.height = spec["height"]
     chart.width = 26
