@@ -34,6 +34,7 @@ import zipfile
 from typing import Any
 from xml.etree import ElementTree
 
+from ..xlsx.drawing_prefix import prefix_drawings
 from ..xlsx.values import plain
 from ..xlsx.xstring import escape
 
@@ -124,5 +125,5 @@ def save_with_values(wb: Any) -> bytes:
     try:
         values = evaluate_cells(wb)
     except Unsupported:
-        return buffer.getvalue()
-    return inject_values(buffer.getvalue(), values)
+        return prefix_drawings(buffer.getvalue())
+    return prefix_drawings(inject_values(buffer.getvalue(), values))
