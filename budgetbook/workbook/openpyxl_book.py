@@ -25,8 +25,8 @@ from openpyxl.worksheet.properties import PageSetupProperties
 
 from ..xlsx.xstring import escape
 from . import style as st
-from .computed import value_of
 from .chart_categories import text_categories
+from .computed import value_of
 from .grid import Blueprint, LinkedText, Sheet
 from .sensitivity import tornado_chart
 
