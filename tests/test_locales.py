@@ -125,3 +125,30 @@ def test_every_live_label_reads_its_price_exactly(books, shown, locale):
             cached = cell.value  # budgetbook's own value: "H800 rental at $2.00/GPU-hour"
             assert re.search(r"[$€]\d+\.\d\d", cached), (spec.name, cached)
             assert _text(shown[locale][(book.stem, spec.sheet)], cell.row, cell.column) == cached, spec.name
+
+
+def test_no_number_is_wider_than_its_column(books, shown):
+    """No `###`: every number's shown text (en-GB; de-DE's and ja-JP's are as long) fits its column's width
+    (in characters of the default font; a merged or spilling cell is not a number)."""
+    from openpyxl.utils import get_column_letter
+
+    for book, _ in books:
+        wb = openpyxl.load_workbook(book)
+        for ws in wb.worksheets:
+            if ws.sheet_state != "visible":
+                continue
+            rows = shown["en-GB"][(book.stem, ws.title)]
+            wide = []
+            for row in ws.iter_rows():
+                for cell in row:
+                    if cell.data_type not in ("n", "f") or cell.value is None:
+                        continue
+                    text = _text(rows, cell.row, cell.column).strip()
+                    width = ws.column_dimensions[get_column_letter(cell.column)].width or 8.43
+                    bold = 1.05 if cell.font and cell.font.b else 1.0
+                    # a digit or a symbol is one character of the width, a separator half, the `_)` pad half
+                    needed = (sum(0.5 if ch in ",. " else 1 for ch in text) + 0.5) * bold
+                    if re.fullmatch(r"[-($€£¥\d.,)% A-Za-z]+", text or "-") and re.search(r"\d", text) \
+                            and needed > width:
+                        wide.append((cell.coordinate, text, width))
+            assert wide == [], (book.stem, ws.title, wide[:5])

@@ -19,7 +19,7 @@ TAB_COLOURS = {"inputs": "FFC000", "calc": "5B9BD5", "output": "70AD47", "about"
 FONT = "Calibri"  # named everywhere: a Font without a name renders in LibreOffice's serif default
 STYLE_NAMES = ("text", "title", "subtitle", "header", "section", "label", "unit", "note", "input", "constant",
                "calc", "figure", "total", "check", "wrapped_label", "wrapped_note",
-               "wrapped_section")
+               "wrapped_section", "mechanism")
 
 
 def font(**kw) -> Font:
@@ -54,6 +54,8 @@ def cell_styles() -> dict[str, dict[str, Any]]:
         "wrapped_label": {"font": font(), "alignment": Alignment(wrap_text=True)},
         "wrapped_note": {"font": font(italic=True, color="595959"), "alignment": Alignment(wrap_text=True)},
         "wrapped_section": {"font": font(bold=True, color="1F3864"), "alignment": Alignment(wrap_text=True)},
+        # mechanism, not a figure (the market-number row the CHOOSEs read): small and grey, out of the way
+        "mechanism": {"font": font(italic=True, color="A6A6A6", size=8)},
     }
 
 
