@@ -9,7 +9,7 @@ goes stale the moment finance types $3 into the price input. So, per market:
   per GB-month, egress per GB) becomes that input's *used* value, spliced into the text with the
   workbook's price digits. The label is then one formula, in one cell on Inputs at the top of the
   market's section (`mkt_<market>_label`), and every header that shows it links to that cell
-  (`hdr_<sheet>_<market>`, `dec_label_<market>`): one formula per market, following edits and the
+  (`hdr_<sheet>_<market>`): one formula per market, following edits and the
   scenario switch;
 - an amount matching none of them stays text, and `plan.sanity` warns that the label states a price
   the plan does not use (`stray_amounts`);
