@@ -79,7 +79,7 @@ def market_chart(sheet: Sheet, plan: Plan, total_row: int, range_rows: tuple[tup
             "first_col": FIRST_COL, "last_col": FIRST_COL + len(plan.markets) - 1, "series": TOTAL.label,
             "currency": plan.currency, "axis_format": st.axis_money(plan.currency),
             "anchor": f"{col_letters(col + 1)}{sheet.row}" if beside else f"C{below}", "height": 9.0,
-            "width": max(10.0, 3.0 * len(plan.markets) + 4), "markers": list(range_rows)}
+            "width": max(14.0, 5.0 * len(plan.markets) + 4), "markers": list(range_rows)}
 
 
 LINE_CHART_CHARACTERS = 20 / 0.19  # 20 cm of chart in characters of Calibri 11 (a column unit is ~0.19 cm)

@@ -14,13 +14,14 @@ from openpyxl.chart.legend import Legend
 from openpyxl.chart.series import SeriesLabel
 from openpyxl.chart.shapes import GraphicalProperties
 from openpyxl.chart.text import RichText
-from openpyxl.drawing.text import CharacterProperties, Paragraph, ParagraphProperties
+from openpyxl.drawing.text import CharacterProperties, Paragraph, ParagraphProperties, RichTextProperties
 from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.styles import PatternFill, Protection
 from openpyxl.styles.cell_style import StyleArray
 from openpyxl.utils import absolute_coordinate, quote_sheetname
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.pagebreak import Break
 from openpyxl.worksheet.properties import PageSetupProperties
 
 from ..xlsx.xstring import escape
@@ -175,7 +176,9 @@ def _row_chart(ws, spec: dict) -> None:
                                    min_row=spec["labels_row"], max_row=spec["labels_row"]))
     chart.x_axis.tickLblSkip = 1
     small = CharacterProperties(sz=800)
-    chart.x_axis.txPr = RichText(p=[Paragraph(pPr=ParagraphProperties(defRPr=small), endParaRPr=small)])
+    # labels level, wrapped in their column's width: rotated, long market labels crushed the plot
+    chart.x_axis.txPr = RichText(bodyPr=RichTextProperties(rot=0, vert="horz"),
+                                 p=[Paragraph(pPr=ParagraphProperties(defRPr=small), endParaRPr=small)])
     chart.height, chart.width = spec["height"], spec["width"]
     if spec.get("markers"):
         chart.legend = Legend(legendPos="b")  # the total, P10 and P90 told apart
@@ -240,6 +243,8 @@ def _print_setup(ws, sheet: Sheet, plan_name: str) -> None:
         ws.print_area = f"A1:{_letter(sheet.print_columns)}{max(ws.max_row, 1)}"
     if sheet.print_title_rows:
         ws.print_title_rows = sheet.print_title_rows
+    for row in sheet.page_breaks:
+        ws.row_breaks.append(Break(id=row))
     ws.oddHeader.left.text = _text(re.sub("&", "&&", plan_name))
     ws.oddHeader.right.text = "&A"
     ws.oddFooter.left.text = "budgetbook"

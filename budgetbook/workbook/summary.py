@@ -64,6 +64,8 @@ def build_summary(book: Blueprint, plan: Plan) -> None:
     ends = ((simulated["p10"], "P10"), (simulated["p90"], "P90")) if simulated else ()  # the range, where known
     height = max(7.0, ROW_HEIGHT_CM * len(rows) + 3)  # the line-item chart's, as openpyxl_book sizes it
     below = sheet.sheet.row + math.ceil(height / ROW_CM) + 2
+    # printed, the figures fill a page and each chart has a page of its own, never cut across two
+    sheet.sheet.page_breaks += [sheet.sheet.row - 1, below - 1]
     sheet.sheet.more_charts.append(market_chart(sheet.sheet, plan, total, ends, below))
 
 
