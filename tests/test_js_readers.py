@@ -1,4 +1,5 @@
-"""JavaScript readers open every book and read every figure (issue 25, item 7): ExcelJS and SheetJS.
+"""JavaScript readers open every book and read every figure (issue 25, item 7): ExcelJS and SheetJS read
+every cached value; HyperFormula recalculates every formula cell to its cached value.
 
 ExcelJS could open no budgetbook book at all ("Cannot read properties of undefined (reading
 'anchors')": it matches drawing parts by their `xdr:` prefix, exceljs#2591, and openpyxl writes none);
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.skipif(NODE is None or not (JS / "node_modules" / "exce
                                        "(cd tests/js && npm ci)")
 
 
-def test_exceljs_and_sheetjs_read_every_figure_of_every_template(tmp_path):
+def test_javascript_readers_read_and_recalculate_every_figure_of_every_template(tmp_path):
     books = {}
     for template in template_names():
         text = resolve(template)[1]
@@ -49,3 +50,5 @@ def test_exceljs_and_sheetjs_read_every_figure_of_every_template(tmp_path):
             for figure in compute_breakdown(plan).figures:
                 got = values[where[figure.name]]
                 assert math.isclose(got, figure.value, rel_tol=1e-9, abs_tol=1e-9), (template, reader, figure.name)
+        recalculated = report[str(book)]["hyperformula"]
+        assert (recalculated["cells"], recalculated["differ"]) == (formulas[template], []), template

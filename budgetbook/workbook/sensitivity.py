@@ -47,7 +47,9 @@ def build_sensitivity(book: Blueprint, plan: Plan) -> None:
     result = Lazy.of(_result, plan)
     cells = {cell.key_path: cell for cell in input_cells(plan)}
     # each end in its input's own format (45.0%, $2.50): the ranking is needed now, not at writing (~40 ms)
-    formats = [number_format(cells[item.input], plan.currency) for item in result.get().inputs]
+    ranked = [cells[item.input] for item in result.get().inputs]
+    formats = [number_format(cell, plan.currency) for cell in ranked]
+    titles = [input_title(plan, cell) for cell in ranked]
     sheet = book.sheet(TITLE, "output")
     sheet.gridlines = False
     sheet.put(1, 1, f"Sensitivity: {plan.name}", "title", text=True)
@@ -70,8 +72,7 @@ def build_sensitivity(book: Blueprint, plan: Plan) -> None:
         pick = lambda attr, k=k: (lambda r: getattr(r.inputs[k], attr))  # noqa: E731
         sheet.put(row, 1, f"#{k + 1}", "label")
         # the input as its Inputs row reads (owner: title), its ends in its own format (a share 45.0%)
-        sheet.put(row, 2, Computed(result, lambda r, k=k: input_title(plan, cells[r.inputs[k].input])), "label",
-                  text=True)
+        sheet.put(row, 2, titles[k], "label", text=True)
         sheet.put(row, 3, Computed(result, pick("input")), "unit", text=True)
         for col, end in ((4, "low"), (5, "high")):
             sheet.put(row, col, Computed(result, pick(end)), "constant", formats[k])
