@@ -129,7 +129,7 @@ def _hours_per_run_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name:
                          f"{name}_alloc_run", hours=inp[key + ("allocated_gpu_hours",)])
     if way == "flops":
         flops = key + ("flops",)
-        flop = sheet.row("Training FLOP per run (FLOP/param/token x params x tokens)", "FLOP", st.FLOPS,
+        flop = sheet.row("Training FLOP per run (FLOP/param/token x params x tokens)", "FLOP", st.BIG,
                          "={per}*{params}*{tokens}", f"{name}_flop", per=inp[flops + ("flops_per_param_token",)],
                          params=inp[flops + ("params",)], tokens=inp[flops + ("tokens",)])
         ideal = sheet.row("Ideal GPU-hours per run (at peak FLOP/s)", "GPU-hours", st.HOURS,
@@ -157,7 +157,7 @@ def _physics_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name: str, 
             ideal: Any = CellOf(f"{name}_ideal")
         else:  # hours given otherwise, the model beside them: its 6ND ideal, to judge the hours by
             flops = key + ("flops",)
-            flop = sheet.row("Training FLOP per run (model: FLOP/param/token x params x tokens)", "FLOP", st.FLOPS,
+            flop = sheet.row("Training FLOP per run (model: FLOP/param/token x params x tokens)", "FLOP", st.BIG,
                              "={per}*{params}*{tokens}", f"{name}_flop", per=inp[flops + ("flops_per_param_token",)],
                              params=inp[flops + ("params",)], tokens=inp[flops + ("tokens",)])
             ideal = sheet.row("Ideal GPU-hours per run (model, at peak FLOP/s)", "GPU-hours", st.HOURS,
