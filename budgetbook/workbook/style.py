@@ -88,8 +88,6 @@ DECIMALS = "#,##0.0#"      # a count with a fraction (0.75 months): never a bare
 FRACTION = "#,##0.0###"    # a constant with a fraction (30.4375 days a month)
 # a big count in a readable scale: 7.0 B parameters, 5.0 T tokens (two conditions: Excel's most)
 SCALED = '[>=1000000000000]#,##0.0,,,," T";[>=1000000000]#,##0.0,,," B";#,##0'
-# FLOPs in the same way: 210.0 Z (zetta, 1e21), 156.0 E (exa, 1e18), smaller ones in scientific notation
-FLOPS = '[>=1000000000000000000000]#,##0.0,,,,,,," Z";[>=1000000000000000000]#,##0.0,,,,,," E";0.00E+00'
 
 
 def input_format(unit: str, currency: str, value: float) -> str:
