@@ -44,7 +44,7 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
               parts=lambda m: ",".join(book.ref(f"cmp_{w.id}_compute_{m.id}", sheet.sheet) for w in final))
     tokens = [inp[("workloads", plan.workloads.index(w), "flops", "tokens")] for w in final if w.flops is not None]
     if tokens:
-        sheet.row("Training tokens of the final run", "tokens", st.BIG, "=SUM({tokens})", TOKENS,
+        sheet.row("Training tokens of the final run", "tokens", st.SCALED, "=SUM({tokens})", TOKENS,
                   tokens=",".join(tokens))
 
 

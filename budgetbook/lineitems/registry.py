@@ -75,7 +75,7 @@ FRAME_PREFIXES = {
             "(`mkt_<market>_label`)", "wl_": "workload inputs (`wl_<workload>_mfu`)",
     "k_": "named constants (`k_seconds_per_hour`)",
     "hdr_": "market headers showing a live label (`hdr_<sheet>_<market>`: `=mkt_<market>_label`)",
-    "dec_": "Summary's decision block (`dec_total_<market>`, `dec_cheapest_<market>`, `dec_label_<market>`, "
+    "dec_": "Summary's decision rows (`dec_total_<market>`, `dec_cheapest_<market>`, `dec_saving_<market>`, "
             "`dec_sim_p10_<market>`)",
     "sum_": "Summary rows", "prc_": "Procurement rows", "cf_": "Cash flow rows (`cf_<item>_<market>_m<n>`)",
     "chk_": "Checks rows", "checks_ok": "the master check",

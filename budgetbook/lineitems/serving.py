@@ -113,10 +113,10 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
     if shows_paying(plan):
         sheet.text_row("Served on market", lambda m: serving_market(plan, m), "svc_served_on")
     if serving.tokens_per_month is not None:
-        tokens = sheet.row("Tokens per month", "tokens", st.BIG, "={tokens}", "svc_tokens",
+        tokens = sheet.row("Tokens per month", "tokens", st.SCALED, "={tokens}", "svc_tokens",
                            tokens=inp[("serving", "tokens_per_month")])
     else:
-        tokens = sheet.row("Tokens per month (requests x tokens per request)", "tokens", st.BIG,
+        tokens = sheet.row("Tokens per month (requests x tokens per request)", "tokens", st.SCALED,
                            "={requests}*{per_request}", "svc_tokens", requests=inp[("serving", "requests_per_month")],
                            per_request=inp[("serving", "tokens_per_request")])
     hours = sheet.row("GPU-hours per month (tokens / tokens per second / 3600)", "GPU-hours", st.HOURS,

@@ -7,6 +7,8 @@ formula carries a bare number (FAST standard).
 from __future__ import annotations
 
 from ..plan.timing import DAYS_PER_MONTH, SETUP_MONTHS
+from ..sheetkit.price_text import THOUSAND
+from ..sheetkit.price_text import UNITS as PRICE_UNITS
 from ..sheetkit.style import PRICE_DECIMALS
 
 SECONDS_PER_HOUR = 3600
@@ -19,6 +21,8 @@ HOURS_PER_MONTH = HOURS_PER_DAY * DAYS_PER_MONTH
 CHECK_TOLERANCE = 1e-9
 EXACT_MATCH = 0
 PRICE_DIGITS = PRICE_DECIMALS  # the decimals of the Inputs price format (`sheetkit.style.PRICE_DIGITS`, "#,##0.00##")
+# a live label's digits from whole numbers (`sheetkit/price_text.py`): the same in every locale
+CENTS, TEN, WHOLE_DIGITS = 100, 10, 0
 
 # (defined name, label, value, unit, source)
 CONSTANTS = (
@@ -37,4 +41,9 @@ CONSTANTS = (
      "value itself, not the nearest"),
     ("k_price_digits", "Decimals a live market label shows a price to", PRICE_DIGITS, "digits",
      "a price's cents and up to two digits more, as the Inputs sheet shows a price"),
+    ("k_price_units", "A currency unit in a live label's smallest digit", PRICE_UNITS, "", "10^k_price_digits"),
+    ("k_thousand", "A thousand (a live label puts a comma before each three digits)", THOUSAND, "", "definition"),
+    ("k_cents", "Cents per currency unit", CENTS, "", "definition"),
+    ("k_ten", "Ten (one decimal digit)", TEN, "", "definition"),
+    ("k_whole_digits", "Decimals of a whole number (ROUND's digits)", WHOLE_DIGITS, "digits", "definition"),
 )

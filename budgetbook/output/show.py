@@ -102,21 +102,24 @@ def market_labels(breakdown: Breakdown) -> dict[str, str]:
 
 
 def decision_line(breakdown: Breakdown) -> str:
-    """"Cheapest: X, $T total development cost (best $L, worst $H); saves $S (P%) against Y" (as Summary's
-    decision block; the range where the plan has one)."""
+    """"Cheapest: X, $T total development cost (best $L, worst $H); saves $S (P%) against the next cheapest,
+    Y" (as Summary's decision rows; the range where the plan has one)."""
     totals = {f.market: f.value for f in breakdown.figures if f.item == "total"}
     if len(totals) < 2:
         return ""
     labels = market_labels(breakdown)
     cheapest = min(totals, key=lambda m: totals[m])
-    dearest = max(totals, key=lambda m: totals[m])
-    saving = totals[dearest] - totals[cheapest]
-    share = f" ({saving / totals[dearest]:.1%})" if totals[dearest] > 0 else ""
+    # what the cheapest saves against a market: its total less the cheapest's (Summary's and Procurement's
+    # "Cheapest saves against this market"); said here against the next cheapest, the real alternative
+    runner_up = min((m for m in totals if m != cheapest), key=lambda m: totals[m])
+    saving = totals[runner_up] - totals[cheapest]
+    share = f" ({saving / totals[runner_up]:.1%})" if totals[runner_up] > 0 else ""
     low, high = next((f.low, f.high) for f in breakdown.figures if f.item == "total" and f.market == cheapest)
     ranged = (f" (best {money(low, breakdown.currency)}, worst {money(high, breakdown.currency)})"
               if low is not None and high is not None else "")
     return (f"Cheapest: {labels[cheapest]}, {money(totals[cheapest], breakdown.currency)} total development cost"
-            f"{ranged}; saves {money(saving, breakdown.currency)}{share} against {labels[dearest]}")
+            f"{ranged}; saves {money(saving, breakdown.currency)}{share} against the next cheapest, "
+            f"{labels[runner_up]}")
 
 
 def _rows(breakdown: Breakdown):

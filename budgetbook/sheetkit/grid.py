@@ -86,6 +86,7 @@ class Sheet:
     print_title_rows: str | None = None        # rows repeated atop every printed page ("4:4")
     more_charts: list[dict] = field(default_factory=list)  # charts beside `chart` (`openpyxl_book`)
     runs_on: bool = False                      # an output printed over as many pages as it needs, not one
+    page_breaks: list[int] = field(default_factory=list)  # printed pages end after these rows (a chart's own page)
 
     def fit_labels(self) -> None:
         """Widen column A to its longest row label (up to `LABEL_CAP` characters): a label the unit in

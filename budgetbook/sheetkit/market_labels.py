@@ -9,7 +9,7 @@ goes stale the moment finance types $3 into the price input. So, per market:
   per GB-month, egress per GB) becomes that input's *used* value, spliced into the text with the
   workbook's price digits. The label is then one formula, in one cell on Inputs at the top of the
   market's section (`mkt_<market>_label`), and every header that shows it links to that cell
-  (`hdr_<sheet>_<market>`, `dec_label_<market>`): one formula per market, following edits and the
+  (`hdr_<sheet>_<market>`): one formula per market, following edits and the
   scenario switch;
 - an amount matching none of them stays text, and `physics.sanity` warns that the label states a price
   the plan does not use (`stray_amounts`);
@@ -32,6 +32,7 @@ from ..plan.model import Market, Plan
 from . import style as st
 from .grid import Blueprint, LinkedText, Sheet
 from .input_labels import is_price
+from .price_text import price_text, shown
 from .scenario import used_name
 
 _CODES = sorted(set(st.SYMBOLS) | {"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "INR", "CAD", "AUD"})
@@ -58,13 +59,16 @@ _SCALES = {"k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "b": 1e9, "B": 1e9, "bn": 1e9
 _ESCAPE_LIKE = re.compile(r"_x[0-9A-Fa-f]{4}_")
 LITERAL_MAX = 255  # Excel's longest string constant inside a formula
 
-# The price digits of the Inputs format (`style.PRICE_DIGITS`: cents, up to two digits more), as TEXT's
-# format. Thousands only from 1,000: the `formulas` package formats `#,##0.00##` below 1 as "0,.023"
-# (LibreOffice and Gnumeric: "0.023"). ROUND first: at a half-way fifth decimal each engine rounds its
-# own way (2.00005: formulas "2.00", LibreOffice "2.0001"), after ROUND all three agree.
+# The price digits of the Inputs format (`style.PRICE_DIGITS`: cents, up to two digits more), made from
+# whole numbers in a cell beside the price (`price_text`: TEXT reads its format in the reader's locale)
 DECIMALS = st.PRICE_DECIMALS  # `k_price_digits`, the named constant the formula rounds to: the format's decimals
-TEXT_FORMAT = f"[>=1000]{st.PRICE_DIGITS};{st.PRICE_DIGITS.removeprefix('#,##')}"
-PRICE_TEXT = 'TEXT(ROUND({price},k_price_digits),"' + TEXT_FORMAT + '")'
+SHOWN_COL = 13  # on Inputs, beside the used value: the price as a label shows it (technical, off the page)
+SHOWN_HEADER = "As a label shows it"
+
+
+def shown_name(cell: InputCell) -> str:
+    return f"{cell.name}_shown"
+
 
 LABEL_ROW_TITLE = "Label in every sheet's headers (follows the price it cites)"
 SECTION = '="Market: "&{label}'
@@ -148,12 +152,11 @@ def _literal(text: str) -> list[str]:
 
 
 def label_formula(label: MarketLabel) -> str:
-    """`="H800 rental at $"&TEXT(ROUND(<price used>,k_price_digits),"...")&"/GPU-hour"`: the label, its prices
-    live."""
+    """`="H800 rental at $"&mkt_h800_price_h800_shown&"/GPU-hour"`: the label, its prices live."""
     text, parts, at = label.market.label, [], 0
     for splice in label.splices:
         parts += _literal(text[at:splice.cited.start])
-        parts.append(PRICE_TEXT.format(price=used_name(splice.cell)))
+        parts.append(shown_name(splice.cell))
         at = splice.cited.end
     parts += _literal(text[at:])
     return "=" + "&".join(parts)
@@ -163,14 +166,10 @@ def label_text(label: MarketLabel, bases: dict[tuple, float]) -> str:
     """The label as its header reads at these base prices (`extract` writes edited prices back into it):
     an amount whose price is unchanged keeps its spelling (`$2`), a changed one reads as the header
     does (`$2.75`)."""
-    from ..xlsx.numeric import round_half_up, text_format  # as the workbook computes it; numpy: not for `show`
-
-    text, shown = label.market.label, text_format(TEXT_FORMAT)
-    assert shown is not None  # the workbook's own format
-    parts, at = [], 0
+    text, parts, at = label.market.label, [], 0
     for splice in label.splices:
         base = bases.get(splice.cell.path, splice.cell.num.base)
-        digits = None if base == splice.cell.num.base else shown(round_half_up(base, DECIMALS))
+        digits = None if base == splice.cell.num.base else shown(base)
         parts += [text[at:splice.cited.start], digits or text[splice.cited.start:splice.cited.end]]
         at = splice.cited.end
     return "".join(parts) + text[at:]
@@ -193,6 +192,11 @@ def write_label_row(book: Blueprint, sheet: Sheet, row: int, label: MarketLabel,
             "shows this cell.")
     sheet.put(row, note_col, note, "wrapped_note", text=True)
     return LABEL_ROW_TITLE, note
+
+
+def write_shown(book: Blueprint, sheet: Sheet, row: int, cell: InputCell) -> None:
+    """On Inputs, beside a price a live label cites: the price as the label shows it ("2.00")."""
+    book.formula(sheet, row, SHOWN_COL, "=" + price_text(used_name(cell)), shown_name(cell))
 
 
 def write_header(book: Blueprint, sheet: Sheet, row: int, col: int, market: Market, text: str,

@@ -168,10 +168,10 @@ class CalcSheet:
         """The market-number row (written once, when a row first needs it)."""
         sheet = self.sheet
         if (COUNTER_ROW, 1) not in sheet.cells:
-            sheet.put(COUNTER_ROW, 1, COUNTER_LABEL, "note", text=True)
+            sheet.put(COUNTER_ROW, 1, COUNTER_LABEL, "mechanism", text=True)
             for number, market in enumerate(self.plan.markets, 1):
                 col = market_col(self.plan, market)
-                sheet.put(COUNTER_ROW, col, number, "constant", "0")
+                sheet.put(COUNTER_ROW, col, number, "mechanism", "0")
                 self.book.name(self.book.per_sheet_name("mno", sheet, market.id), sheet, COUNTER_ROW, col, "constant",
                                market=market.id)
         return COUNTER_ROW

@@ -5,6 +5,8 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from . import formats
+
 if TYPE_CHECKING:  # line items read the number formats here at import: `show` must not pay for openpyxl
     from openpyxl.styles import Font
 
@@ -17,7 +19,7 @@ TAB_COLOURS = {"inputs": "FFC000", "calc": "5B9BD5", "output": "70AD47", "about"
 FONT = "Calibri"  # named everywhere: a Font without a name renders in LibreOffice's serif default
 STYLE_NAMES = ("text", "title", "subtitle", "header", "section", "label", "unit", "note", "input", "constant",
                "calc", "figure", "total", "check", "wrapped_label", "wrapped_note",
-               "wrapped_section")
+               "wrapped_section", "mechanism")
 
 
 def font(**kw) -> Font:
@@ -52,29 +54,15 @@ def cell_styles() -> dict[str, dict[str, Any]]:
         "wrapped_label": {"font": font(), "alignment": Alignment(wrap_text=True)},
         "wrapped_note": {"font": font(italic=True, color="595959"), "alignment": Alignment(wrap_text=True)},
         "wrapped_section": {"font": font(bold=True, color="1F3864"), "alignment": Alignment(wrap_text=True)},
+        # mechanism, not a figure (the market-number row the CHOOSEs read): small and grey, out of the way
+        "mechanism": {"font": font(italic=True, color="A6A6A6", size=8)},
     }
 
 
-SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥", "INR": "₹"}
-
-
-def _prefix(currency: str) -> str:
-    symbol = SYMBOLS.get(currency)
-    return f'"{symbol}"' if symbol else f'"{currency} "'
-
-
-def money(currency: str, decimals: int = 0) -> str:
-    """A currency number format, negatives in accounting style: `$#,##0_);($#,##0)` for USD,
-    `"CHF "#,##0...` where there is no symbol (the `_)` keeps positives aligned with the `)`)."""
-    digits = "#,##0" + ("." + "0" * decimals if decimals else "")
-    prefix = _prefix(currency)
-    return f"{prefix}{digits}_);({prefix}{digits})"
-
-
-def axis_money(currency: str) -> str:
-    """A chart axis in currency, scaled: $250K, $1.5M (two conditions, Excel's most)."""
-    prefix = _prefix(currency)
-    return f'[>=1000000]{prefix}#,##0.0,,"M";[>=1000]{prefix}#,##0,"K";{prefix}#,##0'
+SYMBOLS = formats.SYMBOLS
+money = formats.money  # locale-pinned currency formats (`workbook/formats.py`): never a built-in locale id
+axis_money = formats.axis_money
+signed_axis_money = formats.signed_axis_money
 
 
 PRICE_DIGITS = "#,##0.00##"  # a price's digits (also the live market labels', `market_labels`)
@@ -83,8 +71,7 @@ PRICE_DECIMALS = 4  # the decimals PRICE_DIGITS shows at most (`k_price_digits`,
 
 def price(currency: str) -> str:
     """A price per unit: always its cents, and up to two digits more where typed (`$3.00`, `$0.023`)."""
-    prefix = _prefix(currency)
-    return f"{prefix}{PRICE_DIGITS}_);({prefix}{PRICE_DIGITS})"
+    return formats.price(currency, PRICE_DIGITS)
 
 
 HOURS = "#,##0"

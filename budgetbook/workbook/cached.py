@@ -6,9 +6,18 @@ show blanks. The Blueprint and the openpyxl renderer stay the one way a workbook
 and chart goes through them); this module takes the saved package and fills each formula cell's
 `<v>` with the value our own evaluator (`xlsx.fasteval`, the `formulas` package's Excel functions)
 computes over the same workbook, with the `t=` the value needs: none for a number, `b` for a
-boolean, `str` for text, `e` for an Excel error. The workbook still asks for a full recalculation
-on open (`fullCalcOnLoad`), so Excel and LibreOffice show their own results; `check` evaluates the
-formulas and never reads these values.
+boolean, `str` for text, `e` for an Excel error. `check` evaluates the formulas and never reads
+these values.
+
+Recalculation on open (issue 25): a book whose every formula cell carries its value does not ask for
+one. With `fullCalcOnLoad` (and openpyxl's Excel 2007 `calcId`, which makes any later Excel
+recalculate too) Excel recomputes on every open and asks "Save changes?" on every close, though
+nothing changed; people learn to click "Don't save", and one day lose real edits that way. The cached
+values are what Excel computes (the random-plan and engine-agreement tests hold them to `formulas`,
+LibreOffice, Gnumeric and HyperFormula), so the book is marked as calculated by a current Excel
+(`calcId` 191029, Microsoft 365) and opens clean; calculation stays automatic, so the first edit
+recalculates what it touches. A book with any cell left without a value (the evaluator declined it)
+keeps `fullCalcOnLoad`, so no reader shows a blank as a figure.
 
 Values come from evaluating the workbook, not from the reference model: the reference is the
 independent second implementation `check` compares against, and a cached value must be what the
@@ -27,6 +36,7 @@ from xml.etree import ElementTree
 
 from ..atomic import scratch_files, temp_folder_error
 from ..xlsx.cell_grid import Unsupported
+from ..xlsx.drawing_prefix import prefix_drawings
 from ..xlsx.values import plain
 from ..xlsx.xstring import escape
 
@@ -35,6 +45,8 @@ _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _PKG = "{http://schemas.openxmlformats.org/package/2006/relationships}"
 # a formula cell as openpyxl writes it (no `t=`, a plain `<f>`, an empty `<v>`)
 _FORMULA_CELL = re.compile(rb'<c r="([A-Z]{1,3})([0-9]{1,7})"([^>]*)><f>([^<]*)</f><v ?/></c>')
+_CALC = re.compile(rb'<calcPr calcId="124519" fullCalcOnLoad="1" ?/>')  # as openpyxl writes it
+CALCULATED = b'<calcPr calcId="191029" />'  # calculated by a current Excel: nothing to redo on open
 
 
 def _column(letters: bytes) -> int:
@@ -78,13 +90,15 @@ def inject_values(package: bytes, values: dict[tuple[str, int, int], Any]) -> by
     """The saved workbook `package` with every formula cell found in `values` carrying its value."""
     source = zipfile.ZipFile(io.BytesIO(package))
     parts = {part: sheet for sheet, part in _sheet_parts(source).items()}
+    filled = {part: _fill_sheet(source.read(part), sheet, values) for part, sheet in parts.items()
+              if part in source.namelist()}
+    complete = not any(_FORMULA_CELL.search(data) for data in filled.values())
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
         for info in source.infolist():
-            data = source.read(info)
-            sheet = parts.get(info.filename)
-            if sheet is not None:
-                data = _fill_sheet(data, sheet, values)
+            data = filled.get(info.filename) or source.read(info)
+            if info.filename == "xl/workbook.xml" and complete:
+                data = _CALC.sub(CALCULATED, data)
             target.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED)
     return out.getvalue()
 
@@ -116,5 +130,5 @@ def save_with_values(wb: Any) -> bytes:
     try:
         values = evaluate_cells(wb)
     except Unsupported:
-        return buffer.getvalue()
-    return inject_values(buffer.getvalue(), values)
+        return prefix_drawings(buffer.getvalue())
+    return prefix_drawings(inject_values(buffer.getvalue(), values))

@@ -8,6 +8,7 @@ from ..lineitems.registry import TOTAL, development_lines, lines
 from ..plan.model import Plan
 from ..sheetkit.grid import Blueprint, Sheet
 from ..sheetkit.names import Inputs
+from .human_labels import bounds_text, input_title, market_title
 
 RESULT_COL = 4
 FIRST_ROW = 6
@@ -18,7 +19,7 @@ def build_checks(book: Blueprint, plan: Plan, inp: Inputs, actuals: Actuals | No
     sheet.put(1, 1, "Checks", "title")
     sheet.put(2, 1, "Every row must be TRUE. Where one is FALSE the workbook disagrees with itself, "
                     "or an input is outside what the model allows.", "subtitle")
-    for col, title in enumerate(("Area", "Check", "Market / input", "OK"), 1):
+    for col, title in enumerate(("Area", "Check", "Market / plan key", "OK"), 1):
         sheet.put(FIRST_ROW - 1, col, title, "header")
     sheet.print_title_rows = f"{FIRST_ROW - 1}:{FIRST_ROW - 1}"  # the header atop every printed page
     sheet.runs_on = True  # a check per row, as many pages as it takes
@@ -36,35 +37,35 @@ def build_checks(book: Blueprint, plan: Plan, inp: Inputs, actuals: Actuals | No
     for m in plan.markets:
         total = f"{TOTAL.id}_{m.id}"
         parts = "+".join(f"{i}_{m.id}" for i in items)
-        check("Totals", "Line items add up to the total", m.id,
+        check("Totals", "Line items add up to the total", market_title(plan, m.id),
               f"=ABS({total}-({parts}))<=k_tolerance*ABS({total})", f"chk_total_{m.id}", m.id)
-        check("Totals", "Procurement total equals the total", m.id,
+        check("Totals", "Procurement total equals the total", market_title(plan, m.id),
               f"=ABS({book.ref(f'prc_total_{m.id}', sheet)}-{total})<=k_tolerance*ABS({total})",
               f"chk_procurement_{m.id}", m.id)
     for line in development_lines(plan) + [TOTAL]:
         for m in plan.markets:
             months = book.ref(f"cf_{line.id}_{m.id}", sheet)
             figure = f"{line.id}_{m.id}"
-            check("Cash flow", f"{line.label}: the months add up to the figure", m.id,
+            check("Cash flow", f"{line.label}: the months add up to the figure", market_title(plan, m.id),
                   f"=ABS({months}-{figure})<=k_tolerance*ABS({figure})", f"chk_cf_{line.id}_{m.id}", m.id)
     for line in lines(plan):
         for m in plan.markets:
-            check("Summary", f"Summary {line.label} equals its line-item sheet", m.id,
+            check("Summary", f"Summary {line.label} equals its line-item sheet", market_title(plan, m.id),
                   f"={book.ref(f'sum_{line.id}_{m.id}', sheet)}={line.id}_{m.id}", f"chk_sum_{line.id}_{m.id}", m.id)
     for cell in inp.cells:
         x = cell.name
         above = ">" if cell.bounds.min_exclusive else ">="
-        check("Inputs", f"{cell.label}: {cell.bounds.describe()}", x,
+        check("Inputs", f"{input_title(plan, cell)}: {bounds_text(cell)}", cell.key_path,
               f"=AND(ISNUMBER({x}),{x}{above}{x}_min,{x}<={x}_max)", f"chk_in_{x}")
         if cell.num.ranged:
-            check("Inputs", f"{cell.label}: low <= value <= high, inside the same bounds", x,
+            check("Inputs", f"{input_title(plan, cell)}: low <= value <= high, inside the same bounds", cell.key_path,
                   f"=AND(ISNUMBER({x}_low),ISNUMBER({x}_high),{x}_low<={x},{x}<={x}_high,"
                   f"{x}_low{above}{x}_min,{x}_high<={x}_max)", f"chk_range_{x}")
     if actuals is not None:  # the Variance sheet, where bills were imported
         for text, market, formula, name in variance_checks(plan, actuals):
-            check("Variance", text, market, formula, name, market)
+            check("Variance", text, market_title(plan, market), formula, name, market)
         for text, market, formula, name in actuals_checks(actuals):
-            check("Actuals", text, market, formula, name, market)
+            check("Actuals", text, market_title(plan, market), formula, name, market)
     last = sheet.row - 1
     sheet.put(3, 1, "All checks pass", "section")
     book.formula(sheet, 3, RESULT_COL, f"=AND(D{FIRST_ROW}:D{last})", "checks_ok", kind="check", style="check")

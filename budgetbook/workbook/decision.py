@@ -1,90 +1,75 @@
-"""The decision up front on `Summary`: the cheapest market, and what it saves against each other one.
+"""The decision first on `Summary`: the cheapest market, its total, what it saves and its range, atop the sheet.
 
-A block beside the figures, in the rows a reader sees on opening (right of the market columns, so
-no figure moves), and a chart of the total by market beside the line-item chart:
+The rows a reader sees on opening (rows 5-12, in the market columns under the frozen headers, inside
+columns A-F for up to four markets), one formula per row across the markets:
 
-    Decision               Total dev. cost   Cheapest saves   Cheapest saves (%)   Cheapest
-    Cheapest total         $170,808
-    <market A>             $246,365          $75,557          30.7%                FALSE
-    <market B>             $170,808          $0               0.0%                 TRUE     (green)
+    Decision: the cheapest market (lowest total, green)
+    Total development cost                     $246,365    $170,808
+    Cheapest (the lowest total)                FALSE       TRUE
+    Cheapest saves against this market         $75,557     -
+    Cheapest saves against this market (%)     30.7%       0.0%
+    P10 / P90 (computed), cheapest in (share)  ...         (where the plan has ranges)
 
-Every cell is a live formula of the arithmetic, comparisons, IF and MIN that `xlsx.numeric`
-evaluates without the `formulas` function table (which MATCH or INDEX would import): the
-cheapest market is the row whose `Cheapest` is TRUE, its total highlighted; edited inputs move
-the decision. Where the plan has ranges, three more columns link the Summary's simulated P10 and
-P90 and the share of samples in which the market is the cheapest (numbers budgetbook computes,
-`percentiles.py`), and the chart of the total by market marks each market's P10 and P90.
+"Saves" means one thing everywhere (`show`, here, Procurement): what choosing the cheapest market
+saves against a market is that market's total less the cheapest's. A plan with one market has no
+decision to make and no block. Every cell is a live formula of the arithmetic, comparisons, IF and
+MIN that `xlsx.numeric` evaluates: edited inputs move the decision. Where the plan has ranges, three
+more rows link the Summary's simulated P10 and P90 and the share of samples in which the market is
+the cheapest (numbers budgetbook computes, `percentiles.py`), and the chart of the total by market
+marks each market's P10 and P90.
 """
 
 from __future__ import annotations
 
 from ..lineitems.registry import TOTAL
 from ..plan.model import Plan
-from ..ranges.ranged import ranged_inputs
 from ..sheetkit import style as st
-from ..sheetkit.grid import Blueprint, Sheet
-from ..sheetkit.market_labels import label_name, write_header
-from ..sheetkit.rows import FIRST_COL, HEADER_ROW, market_header
+from ..sheetkit.grid import Sheet
+from ..sheetkit.rows import FIRST_COL, HEADER_ROW, CalcSheet
 from ..xlsx.cell_grid import col_letters
 
-HEADERS = ("Decision", "Total development cost", "Cheapest saves", "Cheapest saves (%)", "Cheapest")
-WIDTHS = (28.0, 20.0, 18.0, 18.0, 11.0)
+SECTION = "Decision: the cheapest market (its total green)"
+SAVES = "Cheapest saves against this market"  # the one wording of a saving, `printing.decision_line` too
 # where the plan has ranges: the simulated range and how often the market is the cheapest (Summary's
 # percentile block, computed by budgetbook), so the decision says how sure it is
-RANGE_HEADERS = ("P10 (computed)", "P90 (computed)", "Cheapest in (share of samples)")
-RANGE_WIDTHS = (16.0, 16.0, 16.0)
-RANGE = (("sim_p10", None), ("sim_p90", None), ("sim_cheapest", st.PERCENT))
+RANGE = (("P10 of the total (computed)", "sim_p10", None), ("P90 of the total (computed)", "sim_p90", None),
+         ("Cheapest in (share of simulated samples)", "sim_cheapest", st.PERCENT))
 
 
-def first_column(plan: Plan) -> int:
-    """The block's first column: one empty column right of the last market's."""
-    return FIRST_COL + len(plan.markets) + 1
+def decision_rows(plan: Plan, ranged: bool) -> int:
+    """The rows `build_decision` takes (the section, its rows, a gap): Summary keeps them free at its top."""
+    return 0 if len(plan.markets) < 2 else 6 + (len(RANGE) if ranged else 0)
 
 
-def build_decision(book: Blueprint, sheet: Sheet, plan: Plan, total_row: int) -> int:
-    """Write the block on `sheet` (Summary, whose row `total_row` holds each market's total); returns
-    the last row it uses."""
-    col = first_column(plan)
+def build_decision(sheet: CalcSheet, plan: Plan, total_row: int, simulated: dict[str, int]) -> None:
+    """The decision rows at the sheet's current row (the rows kept free atop Summary), reading the total
+    in `total_row` and the simulated rows in `simulated` (key -> row) of the same columns."""
+    if len(plan.markets) < 2:
+        return
     money0 = st.money(plan.currency)
-    ranged = bool(ranged_inputs(plan))
-    headers, widths = (HEADERS + RANGE_HEADERS, WIDTHS + RANGE_WIDTHS) if ranged else (HEADERS, WIDTHS)
-    for offset, (title, width) in enumerate(zip(headers, widths, strict=True)):
-        sheet.put(HEADER_ROW, col + offset, title, "header")
-        sheet.widths[col + offset] = width
-    first, last = col_letters(FIRST_COL), col_letters(FIRST_COL + len(plan.markets) - 1)
-    row = HEADER_ROW + 2
-    sheet.put(row, col, "Cheapest total", "section")
+    sheet.section(SECTION)
     # "total", not "figure": figure is a label style, and check's audit reads labels by style
-    book.formula(sheet, row, col + 1, f"=MIN(${first}${total_row}:${last}${total_row})", "dec_cheapest_total",
-                 fmt=money0, style="total")
-    cheapest = f"${col_letters(col + 1)}${row}"
-    row += 1
-    top = row
-    for market in plan.markets:
-        total = f"{TOTAL.id}_{market.id}"
-        # a live label is a formula: not in `label` style, which check's structure audit reads as row labels
-        live = "text" if label_name(market) in book.specs else "label"
-        write_header(book, sheet, row, col, market, market_header(market), live, name=f"dec_label_{market.id}")
-        book.formula(sheet, row, col + 1, f"={total}", f"dec_total_{market.id}", fmt=money0, market=market.id)
-        saving = f"{col_letters(col + 2)}{row}"
-        book.formula(sheet, row, col + 2, f"={total}-{cheapest}", f"dec_saving_{market.id}", fmt=money0,
-                     market=market.id)
-        book.formula(sheet, row, col + 3, f"=IF({total}>k_none,{saving}/{total},k_none)",
-                     f"dec_saving_share_{market.id}", fmt=st.PERCENT, market=market.id)
-        book.formula(sheet, row, col + 4, f"={total}<={cheapest}", f"dec_cheapest_{market.id}", style="check",
-                     market=market.id)
-        for offset, (source, fmt) in enumerate(RANGE if ranged else (), len(HEADERS)):
-            book.formula(sheet, row, col + offset, f"={source}_{market.id}", f"dec_{source}_{market.id}",
-                         fmt=fmt or money0, market=market.id)
-        row += 1
-    totals = col_letters(col + 1)
-    sheet.lowest_in_row.append(f"{totals}{top}:{totals}{row - 1}")  # the cheapest total, green
-    return row
+    totals = sheet.row(TOTAL.label, plan.currency, money0, "={total}", "dec_total", style="total", total=total_row)
+    first, last = col_letters(FIRST_COL), col_letters(FIRST_COL + len(plan.markets) - 1)
+    lowest = f"MIN(${first}${totals}:${last}${totals})"
+    sheet.row("Cheapest (the lowest total)", "", "General", "={total}<=" + lowest, "dec_cheapest",
+              style="check", total=totals)
+    saving = sheet.row(SAVES, plan.currency, money0, "={total}-" + lowest, "dec_saving", total=totals)
+    sheet.row(f"{SAVES} (%)", "%", st.PERCENT, "=IF({total}>k_none,{saving}/{total},k_none)", "dec_saving_share",
+              total=totals, saving=saving)
+    for label, source, fmt in RANGE if simulated else ():
+        sheet.row(label, "%" if fmt else plan.currency, fmt or money0, "={value}", f"dec_{source}",
+                  value=simulated[source.removeprefix("sim_")])
+    sheet.sheet.lowest_in_row.append(f"{first}{totals}:{last}{totals}")  # the cheapest total, green
+    sheet.gap()
 
 
-def market_chart(sheet: Sheet, plan: Plan, total_row: int, range_rows: tuple[tuple[int, str], ...] = ()) -> dict:
-    """The total by market as columns, beside the line-item chart (which is 20 cm wide from column C);
+def market_chart(sheet: Sheet, plan: Plan, total_row: int, range_rows: tuple[tuple[int, str], ...] = (),
+                 below: int = 0) -> dict:
+    """The total by market as columns, under the line-item chart (at row `below`) so the printed page stays
+    as wide as the figures, or beside it (20 cm wide from column C) where `below` is 0;
     `range_rows` (row, title), the simulated P10 and P90 rows, are marked on each column."""
+    beside = not below
     widths = [sheet.widths.get(c, 8.43) for c in range(FIRST_COL, FIRST_COL + 40)]
     used, col = 0.0, FIRST_COL
     while used < LINE_CHART_CHARACTERS:  # the column where the line-item chart ends, plus one
@@ -93,8 +78,8 @@ def market_chart(sheet: Sheet, plan: Plan, total_row: int, range_rows: tuple[tup
     return {"title": "Total development cost by market", "row": total_row, "labels_row": HEADER_ROW,
             "first_col": FIRST_COL, "last_col": FIRST_COL + len(plan.markets) - 1, "series": TOTAL.label,
             "currency": plan.currency, "axis_format": st.axis_money(plan.currency),
-            "anchor": f"{col_letters(col + 1)}{sheet.row}", "height": 9.0,
-            "width": max(10.0, 3.0 * len(plan.markets) + 4), "markers": list(range_rows)}
+            "anchor": f"{col_letters(col + 1)}{sheet.row}" if beside else f"C{below}", "height": 9.0,
+            "width": max(14.0, 5.0 * len(plan.markets) + 4), "markers": list(range_rows)}
 
 
 LINE_CHART_CHARACTERS = 20 / 0.19  # 20 cm of chart in characters of Calibri 11 (a column unit is ~0.19 cm)

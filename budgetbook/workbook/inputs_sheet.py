@@ -9,7 +9,7 @@ from ..plan.model import Plan
 from ..sheetkit import input_labels as labels
 from ..sheetkit import style as st
 from ..sheetkit.grid import Blueprint, Sheet
-from ..sheetkit.market_labels import market_labels, write_label_row
+from ..sheetkit.market_labels import SHOWN_COL, SHOWN_HEADER, market_labels, write_label_row, write_shown
 from ..sheetkit.scenario import add_scenario, add_used
 
 COLUMNS = ("Section", "Input", "Value", "Unit", "Low", "High", "Note / source", "Plan key",
@@ -67,6 +67,10 @@ def build_inputs(book: Blueprint, plan: Plan, cells: list[InputCell], notes: dic
     row = FIRST_ROW
     previous = None
     live = {label.index: label for label in market_labels(plan, cells) if label.live}
+    cited = {splice.cell.path for label in live.values() for splice in label.splices}
+    if cited:
+        sheet.put(FIRST_ROW - 1, SHOWN_COL, SHOWN_HEADER, "header")
+        sheet.widths[SHOWN_COL] = 14
     for cell in cells:
         section = section_of(plan, cell)
         shown = section != previous
@@ -89,6 +93,8 @@ def build_inputs(book: Blueprint, plan: Plan, cells: list[InputCell], notes: dic
                 sheet.put(row, col, value, "input", fmt)
                 book.name(f"{cell.name}_{end}", sheet, row, col, "input")
             add_used(book, sheet, row, cell, fmt)
+        if cell.path in cited:
+            write_shown(book, sheet, row, cell)
         note = input_note(plan, cell, notes or {})
         sheet.put(row, NOTE, note, "wrapped_note", text=True)
         lines = max(_lines(labels.title(plan, cell), LABEL_WIDTH), _lines(note, NOTE_CHARACTERS),

@@ -14,18 +14,20 @@ from openpyxl.chart.legend import Legend
 from openpyxl.chart.series import SeriesLabel
 from openpyxl.chart.shapes import GraphicalProperties
 from openpyxl.chart.text import RichText
-from openpyxl.drawing.text import CharacterProperties, Paragraph, ParagraphProperties
+from openpyxl.drawing.text import CharacterProperties, Paragraph, ParagraphProperties, RichTextProperties
 from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.styles import PatternFill, Protection
 from openpyxl.styles.cell_style import StyleArray
 from openpyxl.utils import absolute_coordinate, quote_sheetname
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.pagebreak import Break
 from openpyxl.worksheet.properties import PageSetupProperties
 
 from ..sheetkit import style as st
 from ..sheetkit.grid import Blueprint, LinkedText, Sheet
 from ..xlsx.xstring import escape
+from .chart_categories import text_categories
 from .computed import value_of
 from .sensitivity import tornado_chart
 
@@ -137,7 +139,8 @@ def _chart(ws, sheet: Sheet) -> None:
     chart.grouping = "clustered"
     chart.title = spec["title"]  # DrawingML text (`a:t`): not ST_Xstring, never decoded, so not escaped
     chart.y_axis.title = spec["currency"]
-    chart.y_axis.numFmt = spec.get("axis_format", "#,##0")
+    chart.y_axis.numFmt = spec.get("axis_format", st.axis_money(spec["currency"]))
+    chart.y_axis.scaling.min = 0  # bars from zero: a bar's length is its amount
     chart.y_axis.majorGridlines = None
     chart.y_axis.delete = False
     chart.x_axis.delete = False
@@ -145,7 +148,7 @@ def _chart(ws, sheet: Sheet) -> None:
     for col, title in spec["series"]:
         values = Reference(ws, min_col=col, min_row=spec["first_row"], max_row=spec["last_row"])
         chart.series.append(_titled(Series(values), title, _text))
-    chart.set_categories(Reference(ws, min_col=1, min_row=spec["first_row"], max_row=spec["last_row"]))
+    text_categories(chart, Reference(ws, min_col=1, min_row=spec["first_row"], max_row=spec["last_row"]))
     chart.x_axis.tickLblSkip = 1  # every line item labelled, not every other one
     small = CharacterProperties(sz=800)
     chart.x_axis.txPr = RichText(p=[Paragraph(pPr=ParagraphProperties(defRPr=small), endParaRPr=small)])
@@ -162,17 +165,20 @@ def _row_chart(ws, spec: dict) -> None:
     chart.title = spec["title"]
     chart.y_axis.title = spec["currency"]
     chart.y_axis.numFmt = spec["axis_format"]
+    chart.y_axis.scaling.min = 0  # columns from zero: a total's height is its amount, never a difference
     chart.y_axis.delete = False
     chart.x_axis.delete = False
     chart.legend = None  # one series: the axis labels say it all
     values = Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"], min_row=spec["row"],
                        max_row=spec["row"])
     chart.series.append(Series(values, title=_text(spec["series"])))
-    chart.set_categories(Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"],
+    text_categories(chart, Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"],
                                    min_row=spec["labels_row"], max_row=spec["labels_row"]))
     chart.x_axis.tickLblSkip = 1
     small = CharacterProperties(sz=800)
-    chart.x_axis.txPr = RichText(p=[Paragraph(pPr=ParagraphProperties(defRPr=small), endParaRPr=small)])
+    # labels level, wrapped in their column's width: rotated, long market labels crushed the plot
+    chart.x_axis.txPr = RichText(bodyPr=RichTextProperties(rot=0, vert="horz"),
+                                 p=[Paragraph(pPr=ParagraphProperties(defRPr=small), endParaRPr=small)])
     chart.height, chart.width = spec["height"], spec["width"]
     if spec.get("markers"):
         chart.legend = Legend(legendPos="b")  # the total, P10 and P90 told apart
@@ -192,6 +198,7 @@ def _markers(ws, spec: dict) -> LineChart:
         series.marker.graphicalProperties = GraphicalProperties(solidFill=colour)
         series.marker.graphicalProperties.line.solidFill = colour
         series.graphicalProperties.line.noFill = True  # marks only: a line between markets means nothing
+        series.smooth = False
         marks.series.append(series)
     return marks
 
@@ -201,13 +208,16 @@ def _line_chart(ws, spec: dict) -> None:
     chart = LineChart()
     chart.title = spec["title"]
     chart.y_axis.title = spec["currency"]
-    chart.y_axis.numFmt = "#,##0"
+    chart.y_axis.numFmt = st.axis_money(spec["currency"])
+    chart.y_axis.scaling.min = 0  # cumulative spend starts at nothing
     chart.y_axis.delete = False
     chart.x_axis.delete = False
     for row, title in zip(spec["rows"], spec["series"], strict=True):
         values = Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"], min_row=row, max_row=row)
-        chart.series.append(_titled(Series(values), title, str))
-    chart.set_categories(Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"],
+        series = _titled(Series(values), title, str)
+        series.smooth = False  # straight lines: a smoothed cumulative curve dips after its peak month
+        chart.series.append(series)
+    text_categories(chart, Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"],
                                    min_row=spec["labels_row"], max_row=spec["labels_row"]))
     chart.height, chart.width = 9.0, 22.0
     ws.add_chart(chart, spec["anchor"])
@@ -233,6 +243,8 @@ def _print_setup(ws, sheet: Sheet, plan_name: str) -> None:
         ws.print_area = f"A1:{_letter(sheet.print_columns)}{max(ws.max_row, 1)}"
     if sheet.print_title_rows:
         ws.print_title_rows = sheet.print_title_rows
+    for row in sheet.page_breaks:
+        ws.row_breaks.append(Break(id=row))
     ws.oddHeader.left.text = _text(re.sub("&", "&&", plan_name))
     ws.oddHeader.right.text = "&A"
     ws.oddFooter.left.text = "budgetbook"

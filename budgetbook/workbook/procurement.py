@@ -1,4 +1,4 @@
-"""`Procurement`: the same work bought on each market, side by side against the first one."""
+"""`Procurement`: the same work bought on each market, side by side, and what the cheapest saves against each."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from ..sheetkit import style as st
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.rows import FIRST_COL, CalcSheet, CellOf, NameOf, Rows
 from ..xlsx.cell_grid import col_letters
+from .decision import SAVES
 
 
 def build_procurement(book: Blueprint, plan: Plan) -> None:
@@ -26,11 +27,10 @@ def build_procurement(book: Blueprint, plan: Plan) -> None:
             for line in development_lines(plan)]
     total = sheet.row("Total development cost", plan.currency, money0, "=SUM({parts})", "prc_total",
                       style="total", parts=Rows(tuple(rows)))
-    anchor, versus = f"${first}${total}", plan.markets[0].label or plan.markets[0].id
-    diff = sheet.row(f"Difference vs {versus}", plan.currency, money0, "={total}-{anchor}", "prc_diff",
-                     total=total, anchor=anchor)
-    sheet.row(f"Difference vs {versus} (%)", "%", st.PERCENT, "=IF({anchor}=k_none,k_none,{diff}/{anchor})",
-              "prc_diff_pct", anchor=anchor, diff=diff)
+    lowest = f"MIN(${first}${total}:${last}${total})"  # "saves" as Summary and `show` say it (`decision.SAVES`)
+    diff = sheet.row(SAVES, plan.currency, money0, "={total}-" + lowest, "prc_diff", total=total)
+    sheet.row(f"{SAVES} (%)", "%", st.PERCENT, "=IF({total}>k_none,{diff}/{total},k_none)", "prc_diff_pct",
+              total=total, diff=diff)
     sheet.sheet.lowest_in_row.append(f"{first}{total}:{last}{total}")
     beside = beside_lines(plan)
     if beside:

@@ -5,8 +5,8 @@ scipy (~0.6 s a process), each shape compiles in ~10 ms, and each call goes
 through numpy.vectorize. A budgetbook workbook needs a sliver of it: the four
 arithmetic operators, comparisons, `%`, unary minus, and SUM, AND, OR,
 ISNUMBER, ABS, IF, MAX, MIN and CHOOSE, over numbers and the booleans checks produce; and, for the live
-market labels (`sheetkit/market_labels.py`), text: a reference to text, text literals joined with
-`&`, ROUND to whole digits and TEXT in one family of price formats. This module
+market labels (`sheetkit/price_text.py`), text: a reference to text, text literals and whole numbers
+joined with `&`, IF choosing text, ROUND to whole digits, INT and MOD. This module
 evaluates exactly that sliver on plain numbers, a whole column of cells of one
 shape per call, and refuses everything else, cell by cell, so `fasteval` hands
 those cells to `formulas`:
@@ -15,15 +15,12 @@ those cells to `formulas`:
   number is expected), or a boolean compared with anything;
 - a division by zero, or a result that is not finite (`formulas` turns those
   into #DIV/0! and #NUM!: its answer is the reference);
-- any other function, `&` of anything but two texts, `^` (0^0 and negative bases have
-  Excel rules of their own), and references used as anything but a value;
-- text anywhere but a reference's value, a literal, `&` and TEXT's result (text in arithmetic,
-  comparisons, IF, AND, ...), and the empty text;
-- ROUND of a number not below 1e15 in size, or with digits that are not an integer literal or one
-  cell holding a whole number (the named `k_price_digits`);
-- TEXT of a negative number (or -0), of one not below 1e15, or in any format but `0.00##`,
-  `#,##0.00##` (the zeros and hashes any count) or `[>=N]<one>;<other>` of those two; and a `#,##0`
-  section given a number below 1,000 (`formulas` writes 0.5 there as "0,.50").
+- any other function, `&` of anything but texts and whole numbers below 1e15, `^` (0^0 and
+  negative bases have Excel rules of their own), and references used as anything but a value;
+- text anywhere but a reference's value, a literal, `&` and IF's branches (text in arithmetic,
+  comparisons, CHOOSE, AND, ...), and the empty text anywhere but a literal (a cell's result "");
+- ROUND, INT or MOD of a number not below 1e15 in size, ROUND with digits that are not an integer
+  literal or one cell holding a whole number (the named `k_price_digits`), MOD by zero.
 
 What is computed is computed as `formulas` computes it: arithmetic on the
 operands converted with float() (IEEE doubles, so the same bits), comparisons
@@ -31,16 +28,15 @@ of numbers as Python compares them, AND/OR as numpy's logical reduce, SUM as
 numpy.sum over the float values in order, MAX and MIN as Python's max and min
 over the values themselves, IF and CHOOSE choosing the branch value itself
 (an integer literal stays an integer), a plain reference passing its value on
-unchanged, `&` as Python's `+` of two strings, ROUND as formulas' `xround` (half up, in Decimal),
-TEXT as formulas' `xtext` does for those formats (Python's `format` to the section's digits, the
-optional ones' trailing zeros dropped). tests/xlsx/test_numeric.py holds this against `formulas` on random
+unchanged, `&` as Python's `+` of two strings (a whole number as its digits, formulas' `_str`), ROUND
+as formulas' `xround` (half up, in Decimal), INT as `math.floor` (an int), MOD as `numpy.mod` of the
+floats. tests/xlsx/test_numeric.py holds this against `formulas` on random
 formulas and values, and tests/xlsx/test_fasteval.py on every workbook we make.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -55,11 +51,8 @@ _BINARY = {  # Excel's precedence, as `formulas` has it: comparisons 1, + - 3, *
     "=": 1, "<>": 1, "<": 1, ">": 1, "<=": 1, ">=": 1, "&": 2, "+": 3, "-": 3, "*": 4, "/": 4,
 }
 _PERCENT, _PREFIX = 6, 7
-_FUNCTIONS = {"SUM", "AND", "OR", "ISNUMBER", "ABS", "IF", "MAX", "MIN", "CHOOSE", "ROUND", "TEXT"}
-BIG = 1e15  # ROUND and TEXT leave numbers this big to formulas (Decimal's and format's digits run out)
-# one TEXT section: `0.00##` or `#,##0.00##` (required zeros, then optional digits)
-_SECTION = re.compile(r"(?P<thousands>#,##)?0\.(?P<zeros>0+)(?P<hashes>#*)")
-_CONDITION = re.compile(r"\[>=(?P<floor>[0-9]+)\]")
+_FUNCTIONS = {"SUM", "AND", "OR", "ISNUMBER", "ABS", "IF", "MAX", "MIN", "CHOOSE", "ROUND", "INT", "MOD"}
+BIG = 1e15  # ROUND, INT, MOD and `&` leave numbers this big to formulas (Decimal's and int's digits run out)
 _COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "=": np.equal, "<>": np.not_equal, "<": np.less, ">": np.greater, "<=": np.less_equal, ">=": np.greater_equal,
 }
@@ -87,7 +80,7 @@ class NumericShape:
         """
         bad = np.zeros(count, bool)
         values, kinds = _Run(columns, count, bad).eval(self.tree)
-        bad |= (kinds == OTHER) | (kinds == BLANK)
+        bad |= (kinds == OTHER) | (kinds == BLANK) | np.array([v == "" for v in values] or [], bool)
         return list(values), ~bad
 
 
@@ -173,15 +166,12 @@ class _Parser:
                 break
             if not (token.type == Token.SEP and token.subtype == Token.ARG):
                 raise _NotNumeric
-        if name in ("ISNUMBER", "ABS") and len(args) != 1 or name == "IF" and len(args) not in (2, 3) \
-                or name == "CHOOSE" and len(args) < 2:
+        if name in ("ISNUMBER", "ABS", "INT") and len(args) != 1 or name == "IF" and len(args) not in (2, 3) \
+                or name == "CHOOSE" and len(args) < 2 or name == "MOD" and len(args) != 2:
             raise _NotNumeric
         if name == "ROUND" and (len(args) != 2 or not (args[1][0] == "const" and type(args[1][1]) is int
                                                       or args[1][0] == "in" and args[1][1] not in self.ranges)):
             raise _NotNumeric  # digits: an integer literal or one cell (holding a whole number, `_round`)
-        if name == "TEXT" and (len(args) != 2 or args[1][0] != "const" or args[1][2] != TEXT
-                               or text_format(args[1][1]) is None):
-            raise _NotNumeric
         for arg in args:  # a range only where its cells are the arguments (SUM(A1:A9), AND(C2:C40))
             if arg[0] == "in" and arg[1] in self.ranges and name not in ("SUM", "AND", "OR", "MAX", "MIN"):
                 raise _NotNumeric
@@ -200,7 +190,7 @@ class _Parser:
             return ("const", number, NUM)
         if token.subtype == Token.LOGICAL:
             return ("const", text.upper() == "TRUE", BOOL)
-        if token.subtype == Token.TEXT and len(text) > 2:  # `"say ""hi"""`: quotes doubled inside
+        if token.subtype == Token.TEXT:  # `"say ""hi"""`: quotes doubled inside; `""` the empty text
             return ("const", text[1:-1].replace('""', '"'), TEXT)
         raise _NotNumeric
 
@@ -259,9 +249,8 @@ class _Run:
 
     def _binary(self, op: str, left, right) -> tuple[np.ndarray, np.ndarray]:
         (a_values, a_kinds), (b_values, b_kinds) = left, right
-        if op == "&":  # two texts joined; a number or a boolean is formatted formulas' way: formulas'
-            self._need(a_kinds, TEXT)
-            self._need(b_kinds, TEXT)
+        if op == "&":  # texts and whole numbers joined; any other number or a boolean: formulas'
+            a_values, b_values = self._text(a_values, a_kinds), self._text(b_values, b_kinds)
             joined = np.array([str(a) + str(b) for a, b in zip(a_values, b_values, strict=True)] or [], object)
             return joined, np.full(self.count, TEXT, np.int8)
         self._need(a_kinds, NUM)
@@ -279,25 +268,38 @@ class _Run:
             self.bad |= b == 0
             return self._numbers(a / np.where(b == 0, 1.0, b))
 
+    def _text(self, values: np.ndarray, kinds: np.ndarray) -> np.ndarray:
+        """`&`'s operand as text: a text itself, a whole number below 1e15 as its digits (`2.0` is "2")."""
+        out = values.copy()
+        for i, (value, kind) in enumerate(zip(values, kinds, strict=True)):
+            whole = kind == NUM and float(value).is_integer() and abs(value) < BIG
+            self.bad[i] |= not (kind == TEXT or whole)
+            out[i] = str(int(value)) if whole else value
+        return out
+
     def _call(self, name: str, args: list[Node]) -> tuple[np.ndarray, np.ndarray]:
         if name == "IF":
             return self._if(args)
         if name == "CHOOSE":
             return self._choose(args)
-        if name in ("ROUND", "TEXT"):
+        if name in ("ROUND", "INT", "MOD"):
             values, kinds = self.eval(args[0])
             self._need(kinds, NUM)
             xs = self._floats(values, kinds)
             self.bad |= ~(np.abs(xs) < BIG)
-            if name == "ROUND":
-                digits = self._whole(args[1], -299, 299)
-                return self._numbers(np.array([round_half_up(x, d) if ok else 0.0
-                                               for x, d, ok in zip(xs, digits, ~self.bad, strict=True)]))
-            shown = text_format(args[1][1])
-            assert shown is not None  # the parser refused any other format
-            texts = [shown(x) if ok else None for x, ok in zip(xs, ~self.bad, strict=True)]
-            self.bad |= np.array([t is None for t in texts], bool)
-            return np.array(texts or [], object), np.full(self.count, TEXT, np.int8)
+            if name == "INT":  # formulas: math.floor, an int
+                out = np.empty(self.count, object)
+                out[:] = [math.floor(x) if ok else 0 for x, ok in zip(xs, ~self.bad, strict=True)]
+                return out, np.full(self.count, NUM, np.int8)
+            if name == "MOD":
+                by_values, by_kinds = self.eval(args[1])
+                self._need(by_kinds, NUM)
+                by = self._floats(by_values, by_kinds)
+                self.bad |= (by == 0) | ~(np.abs(by) < BIG)
+                return self._numbers(np.mod(xs, np.where(by == 0, 1.0, by)))
+            digits = self._whole(args[1], -299, 299)
+            return self._numbers(np.array([round_half_up(x, d) if ok else 0.0
+                                           for x, d, ok in zip(xs, digits, ~self.bad, strict=True)]))
         if name in ("ISNUMBER", "ABS"):
             values, kinds = self.eval(args[0])
             if name == "ISNUMBER":
@@ -378,8 +380,8 @@ class _Run:
         chosen = np.array([bool(v) if k != OTHER else False for v, k in zip(cond_values, cond_kinds, strict=True)])
         values = np.where(chosen, yes[0], no[0])
         kinds = np.where(chosen, yes[1], no[1]).astype(np.int8)
-        self.bad |= kinds == TEXT  # IF choosing text: formulas'
         return values, kinds
+
 
 
 def round_half_up(x: float, digits: int) -> float:
@@ -387,29 +389,3 @@ def round_half_up(x: float, digits: int) -> float:
     scale = 10 ** digits
     v = float(Decimal(abs(x * scale)).quantize(0, rounding=ROUND_HALF_UP)) / scale
     return -v if x < 0 else v
-
-
-def text_format(code: str) -> Callable[[float], str | None] | None:
-    """TEXT(x, `code`) for the formats this module computes (module doc), None for any other `code`;
-    the function gives None for a number it leaves to formulas."""
-    condition = _CONDITION.match(code)
-    sections = code[condition.end() if condition else 0:].split(";")
-    if len(sections) != (2 if condition else 1):
-        return None
-    parsed = [_SECTION.fullmatch(section) for section in sections]
-    if any(p is None for p in parsed):
-        return None
-    floor = float(condition.group("floor")) if condition else 0.0
-
-    def shown(x: float) -> str | None:
-        if x < 0 or math.copysign(1.0, x) < 0 or not x < BIG:
-            return None
-        match = parsed[0] if x >= floor else parsed[1]
-        assert match is not None
-        thousands, zeros, hashes = bool(match.group("thousands")), match.group("zeros"), match.group("hashes")
-        if thousands and x < 1000:
-            return None
-        whole, _, decimals = format(x, f"{',' if thousands else ''}.{len(zeros) + len(hashes)}f").partition(".")
-        return f"{whole}.{decimals[:len(zeros)] + decimals[len(zeros):].rstrip('0')}"
-
-    return shown

@@ -121,11 +121,11 @@ def edited(books, work) -> dict[str, Path]:
     }
 
 
-LEGAL_SUMMARY: list[dict] = [  # a row above the total (row 11), typed in, and the total extended to it
-    {"op": "insert_rows", "sheet": "Summary", "index": 10, "count": 1},
-    {"op": "set_value", "sheet": "Summary", "cell": "A11", "value": "Legal review"},
-    {"op": "set_value", "sheet": "Summary", "cell": "C11", "value": 5000},
-    {"op": "set_formula", "sheet": "Summary", "cell": "C12", "formula": "=SUM(C7,C8,C9,C10,C11)"},
+LEGAL_SUMMARY: list[dict] = [  # a row above the total (row 20, under the decision rows), typed in, the total over it
+    {"op": "insert_rows", "sheet": "Summary", "index": 19, "count": 1},
+    {"op": "set_value", "sheet": "Summary", "cell": "A20", "value": "Legal review"},
+    {"op": "set_value", "sheet": "Summary", "cell": "C20", "value": 5000},
+    {"op": "set_formula", "sheet": "Summary", "cell": "C21", "formula": "=SUM(C16,C17,C18,C19,C20)"},
 ]
 LEGAL_PEOPLE: list[dict] = [  # a row under the one role (row 7); the team subtotal (now row 9) extended over it
     {"op": "insert_rows", "sheet": "People", "index": 7, "count": 1},
@@ -333,7 +333,7 @@ def test_rows_inserted_in_libreoffice_are_ok(capsys, books, lo):
     book = lo["inserted"]
     # the names moved with the rows: the check has to find the cells by name
     assert where(book, COMPUTE) == ("Compute", "C17")
-    assert where(book, TOTAL) == ("Summary", "C13")
+    assert where(book, TOTAL) == ("Summary", "C22")
     assert where(book, PRICE) == ("Inputs", "C6")
     code, data = check_json(capsys, book)
     assert code == 0 and data["findings"] == []
@@ -346,11 +346,11 @@ def test_legal_review_row_on_summary(capsys, lo):
     code, data = check_json(capsys, book)
     assert code == 1
     changed = findings(data, "formula_changed")
-    assert [(f["sheet"], f["cell"], f["name"]) for f in changed] == [("Summary", "C12", TOTAL)]
-    assert "Summary!C11" in changed[0]["message"]
+    assert [(f["sheet"], f["cell"], f["name"]) for f in changed] == [("Summary", "C21", TOTAL)]
+    assert "Summary!C20" in changed[0]["message"]
     assert changed[0]["severity"] == "warning"
     mismatch = findings(data, "mismatch")
-    assert [(f["sheet"], f["cell"], f["name"]) for f in mismatch] == [("Summary", "C12", TOTAL)]
+    assert [(f["sheet"], f["cell"], f["name"]) for f in mismatch] == [("Summary", "C21", TOTAL)]
     lo_total = cell_values(book)[TOTAL]
     assert mismatch[0]["actual"] == pytest.approx(lo_total, rel=1e-9)
     assert mismatch[0]["actual"] - mismatch[0]["expected"] == pytest.approx(5000, rel=1e-9)

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import io
 import math
+import re
 import zipfile
 
 import openpyxl
@@ -43,8 +45,9 @@ def test_every_formula_cell_has_a_value_and_pandas_reads_the_reference(template,
     cells = _formula_cells(book)
     assert len(cells) > 50
     assert [key for key, value in cells.items() if value is None] == []
-    with zipfile.ZipFile(book) as archive:  # Excel and LibreOffice still recalculate on open
-        assert b'fullCalcOnLoad="1"' in archive.read("xl/workbook.xml")
+    with zipfile.ZipFile(book) as archive:  # every value cached: no recalculation (and no "Save changes?") on open
+        calc = re.findall(rb"<calcPr[^>]*>", archive.read("xl/workbook.xml"))
+        assert calc == [b'<calcPr calcId="191029" />']
     where = {spec.name: (spec.sheet, spec.cell) for spec in workbook_layout(plan)}
     frames = pd.read_excel(book, sheet_name=None, header=None)
     for figure in compute_breakdown(plan).figures:
@@ -100,3 +103,14 @@ def test_cached_values_are_what_libreoffice_recalculates(tmp_path):
                 assert math.isclose(value, other, rel_tol=1e-12, abs_tol=1e-9), (saved.stem, sheet, cell, value, other)
             else:
                 assert value == other or (value, other) == ("", None), (saved.stem, sheet, cell, value, other)
+
+
+def test_a_book_with_a_cell_left_uncached_still_recalculates_on_open(tmp_path):
+    wb = openpyxl.Workbook()
+    wb.active["A1"], wb.active["A2"] = 2, '=INDIRECT("A1")*2'  # no evaluator here answers INDIRECT
+    wb.calculation.fullCalcOnLoad = True
+    with zipfile.ZipFile(io.BytesIO(save_with_values(wb))) as archive:
+        assert b'fullCalcOnLoad="1"' in archive.read("xl/workbook.xml")
+    complete = save_with_values(_odd_book())
+    with zipfile.ZipFile(io.BytesIO(complete)) as archive:
+        assert b"fullCalcOnLoad" not in archive.read("xl/workbook.xml")

@@ -1,5 +1,6 @@
-"""The decision up front (issue 14, item 4): Summary names the cheapest market and what it saves
-against each other one, as live formulas that follow edited inputs, and charts the total by market."""
+"""The decision first (issues 14 and 25): Summary's first rows name the cheapest market and what it saves
+against each other one, as live formulas that follow edited inputs, and chart the total by market;
+"saves" is said one way in `show`, Summary and Procurement; a plan of one market has no decision."""
 
 from __future__ import annotations
 
@@ -35,24 +36,30 @@ def test_summary_names_the_cheapest_market_and_the_savings(template, tmp_path):
     totals = _totals(plan)
     cheapest = min(plan.markets, key=lambda m: totals[m.id])
     values = evaluate_workbook(book)
-    assert math.isclose(values["dec_cheapest_total"], totals[cheapest.id], rel_tol=1e-12)
+    if len(plan.markets) < 2:
+        assert not [name for name in values if name.startswith("dec_")]
+        return
+    assert min(values[f"dec_total_{m.id}"] for m in plan.markets) == pytest.approx(totals[cheapest.id], rel=1e-12)
     for market in plan.markets:
+        assert values[f"prc_diff_{market.id}"] == pytest.approx(values[f"dec_saving_{market.id}"], abs=1e-6)
         saving = totals[market.id] - totals[cheapest.id]
         assert values[f"dec_cheapest_{market.id}"] is (market.id == cheapest.id or saving == 0)
         assert math.isclose(values[f"dec_saving_{market.id}"], saving, rel_tol=1e-12, abs_tol=1e-6)
         assert math.isclose(values[f"dec_saving_share_{market.id}"], saving / totals[market.id], abs_tol=1e-12)
-    # the cached values say the same to a reader that does not recalculate, beside the market's label
+    # the first screen (rows 1-13, columns A-F) holds the answer: the cached values say it to a reader that
+    # does not recalculate, under the market's header (a live label where it cites its price)
     summary = openpyxl.load_workbook(book, data_only=True)["Summary"]
-    rows = {row[0].row: [c.value for c in row] for row in summary.iter_rows(max_row=20)}
-    flag = next(cells for cells in rows.values() if "Cheapest" in cells).index("Cheapest")
-    marked = [cells for cells in rows.values() if cells[flag] is True]
-    # a label citing its price reads the live label (`market_labels`)
-    assert [cells[flag - 4] for cells in marked] == [values.get(f"mkt_{cheapest.id}_label", market_header(cheapest))]
+    rows = {row[0].value: [c.value for c in row] for row in summary.iter_rows(min_row=5, max_row=13, max_col=6)}
+    col = rows["Cheapest (the lowest total)"].index(True)
+    assert summary.cell(4, col + 1).value == values.get(f"mkt_{cheapest.id}_label", market_header(cheapest))
+    assert rows["Total development cost"][col] == pytest.approx(totals[cheapest.id], rel=1e-12)
+    assert "Cheapest saves against this market" in rows and ("P10 of the total (computed)" in rows) == bool(
+        [n for n in values if n.startswith("sim_p10_")])
     with zipfile.ZipFile(book) as archive:  # two charts on Summary: line items, and total by market
         charts = [n for n in archive.namelist() if n.startswith("xl/charts/chart")]
         texts = b"".join(archive.read(n) for n in charts)
     assert b"Total development cost by market" in texts and b"Development cost by line item" in texts
-    assert b'formatCode="[&gt;=1000000]&quot;$&quot;#,##0.0,,&quot;M&quot;' in texts  # the axes in currency, scaled
+    assert b'formatCode="[&gt;=1000000][$$-409]#,##0.0,,&quot;M&quot;' in texts  # the axes in currency, scaled
 
 
 def test_the_decision_follows_an_edited_price(tmp_path):
@@ -80,7 +87,8 @@ def test_the_decision_gives_the_range_and_how_often_each_market_is_cheapest(tmp_
         for key in ("p10", "p90", "cheapest"):  # the decision block links the Summary's computed numbers
             assert values[f"dec_sim_{key}_{market.id}"] == pytest.approx(getattr(stats, key), rel=1e-15)
             sheet, ref = next(iter(wb.defined_names[f"dec_sim_{key}_{market.id}"].destinations))
-            assert wb[sheet][ref.replace("$", "")].value == f"=sim_{key}_{market.id}"
+            source = next(iter(wb.defined_names[f"sim_{key}_{market.id}"].destinations))[1].replace("$", "")
+            assert wb[sheet][ref.replace("$", "")].value == f"={source}"  # the cell above, in its column
     assert sum(values[f"sim_cheapest_{m.id}"] for m in plan.markets) == pytest.approx(1.0)
     assert simulated.markets["decentralized_market"].cheapest == 1.0  # its worst beats every other's best
     with zipfile.ZipFile(book) as archive:  # the market chart marks P10 and P90 on each column
@@ -99,3 +107,14 @@ def test_a_plan_without_ranges_decides_without_them(tmp_path):
         charts = [archive.read(n) for n in archive.namelist() if n.startswith("xl/charts/chart")]
     chart = next(c for c in charts if b"Total development cost by market" in c)
     assert b"lineChart>" not in chart and b"legendPos" not in chart  # one series: no legend
+
+
+def test_a_single_market_plan_has_no_decision_and_summary_prints_readably(tmp_path):
+    text = ("name: one\nmarkets: [{id: a, gpu_prices: {H100: 2}}]\n"
+            "workloads: [{id: w, gpu: H100, ideal_gpu_hours: 100, utilization: 1.5}]\n")
+    book = write_workbook(plan_from_text(text, "one.yaml"), text, tmp_path / "one.xlsx")
+    wb = openpyxl.load_workbook(book)
+    assert not [name for name in wb.defined_names if name.startswith("dec_")]
+    assert not [c.value for row in wb["Summary"].iter_rows() for c in row if c.value and "saves" in str(c.value)]
+    # Summary prints one page wide and as tall as it takes: never squeezed onto one page in a tiny font
+    assert (wb["Summary"].page_setup.fitToWidth, wb["Summary"].page_setup.fitToHeight) == (1, 0)

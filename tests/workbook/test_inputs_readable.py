@@ -73,8 +73,10 @@ def test_inputs_labels_units_and_formats(template, tmp_path):
 
 
 def test_money_negatives_in_accounting_style_and_big_counts_scaled():
-    assert st.money("USD") == '"$"#,##0_);("$"#,##0)'
-    assert st.price("EUR") == '"€"#,##0.00##_);("€"#,##0.00##)'
+    # the currency pinned to a locale (`[$$-409]`): never a built-in id a reader's locale re-reads; zero a dash
+    assert st.money("USD") == '[$$-409]#,##0_);([$$-409]#,##0);"-"_)'
+    assert st.price("EUR") == "[$€-1809]#,##0.00##_);([$€-1809]#,##0.00##)"
+    assert st.money("CHF", 2) == '"CHF "#,##0.00_);("CHF "#,##0.00);"-"_)'
     assert st.SCALED.count("[") == 2  # Excel takes at most two conditions in a format
 
 
@@ -94,12 +96,13 @@ def test_print_areas_and_repeated_headers(tmp_path):
         assert (wb[title].print_title_rows or "").replace("$", "") == f"{header}:{header}", title
         assert wb[title].cell(header, 2).value  # the row repeated is the header row
     # Cash flow and Checks run on, one page wide, their headers (Cash flow: the months and their bounds)
-    # atop each page; Summary and Procurement print as one page each
+    # atop each page; Procurement prints as one page; Summary one page wide (its figures, then each chart on a
+    # page of its own: squeezed onto one page it printed at about 5 pt, issue 25)
     cash = wb["Cash flow"]
     assert cash.print_title_rows.replace("$", "") == "4:6" and cash.cell(4, 6).value == "2026-01"
     fits = {title: (wb[title].page_setup.fitToWidth, wb[title].page_setup.fitToHeight)
             for title in ("Cash flow", "Checks", "Summary", "Procurement", "Compute")}
-    assert fits == {"Cash flow": (1, 0), "Checks": (1, 0), "Summary": (1, 1), "Procurement": (1, 1),
+    assert fits == {"Cash flow": (1, 0), "Checks": (1, 0), "Summary": (1, 0), "Procurement": (1, 1),
                     "Compute": (1, 0)}
 
 

@@ -7,6 +7,7 @@ would, recalculated by LibreOffice (and Gnumeric where installed), and checked b
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 
@@ -17,10 +18,11 @@ from cli_run import run
 from libreoffice import needs_libreoffice, recalculate_many
 from openpyxl.workbook.defined_name import DefinedName
 
-from budgetbook.lineitems.units import PRICE_DIGITS
+from budgetbook.lineitems.units import CONSTANTS, PRICE_DIGITS
 from budgetbook.plan.inputs import input_cells
 from budgetbook.planfile.loader import plan_from_text, resolve
-from budgetbook.sheetkit.market_labels import PRICE_TEXT, cited_amounts, label_formula, market_labels
+from budgetbook.sheetkit.market_labels import cited_amounts, label_formula, market_labels
+from budgetbook.sheetkit.price_text import price_text, shown
 from budgetbook.sheetkit.rows import HEADER_ROW, market_header
 from budgetbook.workbook.build import workbook_layout
 from budgetbook.xlsx.evaluate import evaluate_workbook
@@ -65,10 +67,13 @@ def test_a_live_label_is_one_formula_with_the_used_price_spliced_in(tmp_path):
     plan = plan_from_text(open(_plan(tmp_path, LIVE, PLAIN)).read(), "labels.yaml")
     live, plain = market_labels(plan, input_cells(plan))
     assert (live.live, plain.live, live.stray, plain.stray) == (True, False, (), ())
-    price = PRICE_TEXT.format(price="{}")
-    assert label_formula(live) == ('="Cloud ""A"" at $"&' + price.format("mkt_cloud_price_h100_sxm_used")
-                                   + '&"/GPU-hour, storage "&' + price.format("mkt_cloud_storage_per_gb_month")
-                                   + '&" USD"')
+    # each cited price as its cell beside the price shows it, whole numbers joined (the same in every locale)
+    assert label_formula(live) == ('="Cloud ""A"" at $"&mkt_cloud_price_h100_sxm_shown&"/GPU-hour, storage "&'
+                                   'mkt_cloud_storage_per_gb_month_shown&" USD"')
+    layout = {spec.name: spec for spec in workbook_layout(plan)}
+    assert layout["mkt_cloud_price_h100_sxm_shown"].formula == "=" + price_text("mkt_cloud_price_h100_sxm_used")
+    assert layout["mkt_cloud_storage_per_gb_month_shown"].formula == "=" + price_text("mkt_cloud_storage_per_gb_month")
+    assert "TEXT(" not in label_formula(live) + price_text("x") and "FIXED(" not in price_text("x")
 
 
 @needs_libreoffice
@@ -81,9 +86,8 @@ def test_a_header_citing_its_price_follows_an_edit_in_libreoffice(tmp_path, caps
     wb = openpyxl.load_workbook(book)
     for sheet in CALC_SHEETS:  # one formula per market, on Inputs; every header links to it
         assert _headers(wb, sheet) == ["=mkt_cloud_label", PLAIN["label"]], sheet
-    assert _cell(wb, "mkt_cloud_label").value.startswith('="Cloud ""A"" at $"&TEXT(')
+    assert _cell(wb, "mkt_cloud_label").value.startswith('="Cloud ""A"" at $"&mkt_cloud_price_h100_sxm_shown&')
     assert _cell(wb, "mkt_cloud_section").value == '="Market: "&mkt_cloud_label'
-    assert _cell(wb, "dec_label_cloud").value == "=mkt_cloud_label"
     fresh = "Cloud \"A\" at $2.50/GPU-hour, storage 0.023 USD"
     assert _headers(openpyxl.load_workbook(book, data_only=True), "Compute") == [fresh, PLAIN["label"]]  # cached
 
@@ -126,10 +130,11 @@ def test_the_price_text_is_the_same_in_formulas_libreoffice_and_gnumeric(tmp_pat
     ws.title = "S"
     for row, value in enumerate(prices, 1):
         ws.cell(row, 1, value)
-        ws.cell(row, 2, "=" + PRICE_TEXT.format(price=f"A{row}"))
+        ws.cell(row, 2, "=" + price_text(f"A{row}"))
         wb.defined_names[f"text_{row}"] = DefinedName(f"text_{row}", attr_text=f"S!$B${row}")
-    ws["D1"] = PRICE_DIGITS  # the named constant the formula rounds to, as on Inputs
-    wb.defined_names["k_price_digits"] = DefinedName("k_price_digits", attr_text="S!$D$1")
+    for row, (name, _, value, _, _) in enumerate(CONSTANTS, 1):  # the named constants, as on Inputs
+        ws.cell(row, 4, value)
+        wb.defined_names[name] = DefinedName(name, attr_text=f"S!$D${row}")
     book = tmp_path / "prices.xlsx"
     wb.save(book)
     ours = evaluate_workbook(book)
@@ -142,7 +147,8 @@ def test_the_price_text_is_the_same_in_formulas_libreoffice_and_gnumeric(tmp_pat
         engines["gnumeric"] = [c.value for (c,) in openpyxl.load_workbook(tmp_path / "gnumeric.xlsx",
                                                                           data_only=True).active["B1:B13"]]
     expected = ["0.00", "0.023", "0.0235", "0.0235", "0.05", "1.00", "2.00", "2.50", "2.0001", "12.3457",
-                "999.999", "1,234.50", "1,000,000.00"]
+                "999.999", "1,234.50", "1000,000.00"]  # a per-unit price of a million: its last comma only
+    assert expected == [shown(price) for price in prices]  # what `extract` writes into a label
     assert engines == {engine: expected for engine in engines}
 
 
@@ -231,7 +237,8 @@ def test_extract_writes_an_edited_price_into_the_label_citing_it(tmp_path, capsy
 
 def test_the_label_rounds_to_the_price_format_digits_by_name():
     from budgetbook.sheetkit import style as st
-    from budgetbook.sheetkit.market_labels import PRICE_TEXT
 
     assert len(st.PRICE_DIGITS.split(".")[1]) == PRICE_DIGITS  # "#,##0.00##": four decimals at most
-    assert "ROUND({price},k_price_digits)" in PRICE_TEXT  # no number typed inside the formula
+    text = price_text("{price}")
+    assert "ROUND(ROUND({price},k_price_digits)*k_price_units,k_whole_digits)" in text
+    assert not re.search(r"(?<![A-Za-z_])[0-9]", text.replace('"0"', ""))  # no number typed inside the formula
