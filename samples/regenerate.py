@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names  # noqa: E402
-from budgetbook.workbook import write_workbook  # noqa: E402
+from budgetbook.workbook.write import write_workbook  # noqa: E402
 
 PAGES = ("Inputs", "Summary", "Procurement", "Cash flow", "Sensitivity")  # printed in tab order: Inputs first
 ACTUALS_PAGES = ("Actuals", "Variance")
