@@ -4,10 +4,16 @@
 
 Each run is one whole `budgetbook simulate PLAN --samples N --format json` process; its peak resident
 set size is the kernel's (`getrusage(RUSAGE_CHILDREN).ru_maxrss` of a fresh child per run). Prints a
-table; no assertion (tests never time anything). Measured on the 2-core build box, 2026-12-01, under
-load from other jobs: pretrain-7b (4 markets) 1,078 MB and 32 s before (every market's float64 totals
-held, then stacked and copied), 247 MB and 44 s after (two markets' totals at a time, draws made again
-from the seed for the second pair; the JSON byte-identical).
+table; no assertion (tests never time anything). Measured on the 2-core build box, 2026-12-01:
+
+    plan                 before               after (alone)     after (box loaded by other jobs)
+    pretrain-7b          1,078 MB  32 s       247 MB  44 s      242 MB   76 s
+    lab-year                                                    251 MB  112 s
+    finetune-13b-lora                                           224 MB   22 s
+
+Before: every market's float64 totals held, then stacked and copied by the percentile. After: two
+markets' totals at a time at 10,000,000 samples, the draws made again from the seed for each further
+pair; the JSON is byte-identical.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 
 from ..errors import PlanError, WorkbookError
+from ..plaintext import visible
 from ..plan.comments import with_comments
 from ..plan.inputs import InputCell, input_cells, month_text
 from ..plan.numbers import Num
@@ -69,7 +70,8 @@ def current_ranges(book: OpenedWorkbook, cells: list[InputCell], values: dict[tu
                                         f"{cell.bounds.describe()}", source=str(book.path))
             message = widened_message(cell, base, low, high)
             if message is not None:  # a fair edit: written as the range covering it, and said (`widen.py`)
-                warnings.warn(f"{book.path}: {sheet}!{ref} ({cell.name}): {message}", stacklevel=2)
+                # a label from the plan may hold escapes: shown, never obeyed (one line, as every warning)
+                warnings.warn(visible(f"{book.path}: {sheet}!{ref} ({cell.name}): {message}"), stacklevel=2)
             out[cell.path] = covering(cell, base, low, high)
         else:
             out[cell.path] = Num(base, base, base, False, cell.num.lowers_cost)

@@ -85,8 +85,13 @@ def test_check_table_and_errors_neutralize_control_characters(capsys, hostile_pl
     assert obeyed(out) == [], out
     code, out, err = run(capsys, "check", edited, "--format", "json")
     assert any(f["message"].startswith(HOSTILE) for f in json.loads(out)["findings"])
-    # the one-line error of `extract` names the row by its label: still one line, nothing obeyed
-    broken = _edited(book, tmp_path / "broken.xlsx", item_tools_cost_low=11)
+    # the one-line warning of `extract` (a Low above the value: a fair edit, issue 25) names the row by its
+    # label, and so does its one-line error (a Low below the hard bounds): one line each, nothing obeyed
+    widened = _edited(book, tmp_path / "widened.xlsx", item_tools_cost_low=11)
+    code, out, err = run(capsys, "extract", widened)
+    assert code == 0 and out
+    assert err.count("\n") == 1 and err.startswith(f"Warning: {widened}: ") and obeyed(err) == [], err
+    broken = _edited(book, tmp_path / "broken.xlsx", item_tools_cost_low=-1)
     code, out, err = run(capsys, "extract", broken)
     assert (code, out) == (2, "")
     assert err.count("\n") == 1 and err.startswith(f"Error: {broken}: ") and obeyed(err) == [], err
