@@ -142,7 +142,7 @@ def _stub_bin(tmp_path: Path, with_sudo: bool) -> Path:
     """A PATH of stand-ins that record how they were called: the real ones would install packages."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    names = ["apt-get", "pip", "pytest"] + (["sudo"] if with_sudo else [])
+    names = ["apt-get", "pip", "npm", "pytest"] + (["sudo"] if with_sudo else [])
     for name in names:
         stub = bin_dir / name
         body = '"$@"' if name == "sudo" else ":"
@@ -160,8 +160,8 @@ def test_quick_start_test_command_runs_as_written(tmp_path, with_sudo):
     subprocess.run(["/bin/bash", "-euo", "pipefail", "-c", command], cwd=ROOT, env=env, check=True)
     lines = calls.read_text().splitlines()
     sudo = "sudo " if with_sudo else ""
-    expected = ["apt-get update", "apt-get install -y libreoffice-calc poppler-utils python3-uno",
-                "pip install -e .[test]", "pytest -q -n auto"]
+    expected = ["apt-get update", "apt-get install -y libreoffice-calc poppler-utils python3-uno nodejs npm",
+                "pip install -e .[test]", "npm ci --no-audit --no-fund", "pytest -q -n auto"]
     if with_sudo:
         expected = [f"{sudo}{expected[0]}", expected[0], f"{sudo}{expected[1]}", expected[1], *expected[2:]]
     assert lines == expected
