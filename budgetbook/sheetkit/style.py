@@ -60,7 +60,7 @@ def cell_styles() -> dict[str, dict[str, Any]]:
 
 
 SYMBOLS = formats.SYMBOLS
-money = formats.money  # locale-pinned currency formats (`workbook/formats.py`): never a built-in locale id
+money = formats.money  # locale-pinned currency formats (`sheetkit/formats.py`): never a built-in locale id
 axis_money = formats.axis_money
 signed_axis_money = formats.signed_axis_money
 

@@ -55,6 +55,12 @@ def _text(value: str) -> str:
     return escape(ILLEGAL_CHARACTERS_RE.sub("?", value))
 
 
+def _chart_text(value: str) -> str:
+    """Plan text in a chart part: a control character XML cannot hold is `?`, as in a cell (raw, it made the
+    chart part, and so the whole file, unreadable)."""
+    return ILLEGAL_CHARACTERS_RE.sub("?", value)
+
+
 def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
     ws = wb.create_sheet(sheet.title)
     ws.sheet_properties.tabColor = st.TAB_COLOURS[sheet.role]
@@ -214,7 +220,7 @@ def _line_chart(ws, spec: dict) -> None:
     chart.x_axis.delete = False
     for row, title in zip(spec["rows"], spec["series"], strict=True):
         values = Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"], min_row=row, max_row=row)
-        series = _titled(Series(values), title, str)
+        series = _titled(Series(values), title, _chart_text)
         series.smooth = False  # straight lines: a smoothed cumulative curve dips after its peak month
         chart.series.append(series)
     text_categories(chart, Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"],

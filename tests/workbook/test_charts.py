@@ -12,9 +12,9 @@ import re
 import zipfile
 
 import pytest
-from budgetbook.workbook.formats import prefix
 
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
+from budgetbook.sheetkit.formats import prefix
 from budgetbook.workbook.write import write_workbook
 
 
@@ -43,3 +43,25 @@ def test_every_chart_is_straight_from_zero_in_currency_with_text_categories(tmp_
             assert prefix(plan.currency) in code, code
         assert "<cat><numRef>" not in chart and "<cat><strRef>" in chart
     assert lines >= 3  # the cumulative spend lines, the P10/P90 marks
+
+
+def test_a_control_character_in_a_market_label_leaves_every_chart_readable(tmp_path):
+    """A label holding an escape sequence made the cumulative-spend chart part ill-formed XML (generate
+    failed in the drawing pass, the book could not be read); it is `?` there, as in a cell."""
+    from xml.etree import ElementTree
+
+    from budgetbook.planfile.loader import template_text
+    from budgetbook.review.check import check_workbook
+
+    text = template_text("finetune-13b-lora")
+    text = text.replace("label: Hyperscaler (on-demand)", 'label: "Hyper\\e]0;x\\ascaler"', 1)
+    assert "\\e]0;x" in text
+    out = tmp_path / "escaped.xlsx"
+    write_workbook(plan_from_text(text), text, out)
+    with zipfile.ZipFile(out) as z:
+        charts = [n for n in z.namelist() if n.startswith("xl/charts/")]
+        assert charts
+        for name in charts:
+            ElementTree.fromstring(z.read(name))  # well-formed
+        assert any(b"Hyper?]0;x?scaler" in z.read(n) for n in charts)
+    assert check_workbook(out).ok

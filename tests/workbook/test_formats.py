@@ -13,9 +13,9 @@ import zipfile
 from xml.etree import ElementTree
 
 import pytest
-from budgetbook.workbook.formats import LOCALE_FREE_BUILTINS, PINNED, money, prefix
 
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
+from budgetbook.sheetkit.formats import LOCALE_FREE_BUILTINS, PINNED, money, prefix
 from budgetbook.workbook.write import write_workbook
 
 MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"

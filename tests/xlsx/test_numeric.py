@@ -8,7 +8,6 @@ import formulas
 import numpy as np
 import pytest
 import schedula as sh
-from budgetbook.workbook.price_text import price_text, shown
 from formulas.cell import format_output
 from formulas.functions import replace_empty
 from formulas.ranges import Ranges
@@ -16,6 +15,7 @@ from formulas.tokens.operand import Error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from budgetbook.sheetkit.price_text import price_text, shown
 from budgetbook.xlsx.numeric import compile_numeric
 from budgetbook.xlsx.values import plain
 
