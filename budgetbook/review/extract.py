@@ -13,7 +13,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 
 from ..errors import PlanError, WorkbookError
-from ..plaintext import visible
+from ..output.plaintext import visible
 from ..plan.comments import with_comments
 from ..plan.inputs import InputCell, input_cells, month_text
 from ..plan.numbers import Num
