@@ -23,7 +23,7 @@ from budgetbook.reference import compute_breakdown
 from budgetbook.workbook.build import workbook_layout
 from budgetbook.workbook.write import write_workbook
 
-JS = Path(__file__).with_name("js")
+JS = Path(__file__).parents[1] / "js"
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None or not (JS / "node_modules" / "exceljs").is_dir(),
                                 reason="needs node and the pinned readers: apt-get install -y nodejs npm && "
