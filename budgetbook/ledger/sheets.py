@@ -29,10 +29,11 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ..lineitems.phasing import month_count
-from ..lineitems.registry import TOTAL, development_lines, gpu_hours_cells
+from ..lineitems.registry import TOTAL, development_lines
 from ..plan.model import Plan
 from ..plan.timing import month_labels
 from ..sheetkit import style as st
+from ..sheetkit.cash_flow import gpu_hours_cells
 from ..sheetkit.grid import Blueprint, Sheet, a1
 from .model import UNMAPPED, Actuals
 

@@ -17,7 +17,7 @@ from typing import Any
 from ..markets.registry import LINE_ITEMS as KIND_ITEMS
 from ..plan.model import Plan
 from . import base, commitment, compute, contingency, failed_runs, final_run, items, people, serving, storage_egress
-from .base import FRAME_TITLES, TOTAL, GpuHours, GpuHoursCells, Line, LineItem
+from .base import FRAME_TITLES, TOTAL, GpuHours, Line, LineItem
 
 
 class LineItems(Sequence[LineItem]):
@@ -158,11 +158,6 @@ def beside_total_ids() -> set[str]:
 def gpu_hours_bought(view: Any) -> list[GpuHours]:
     """The GPU-hours every line item buys under `view`'s market (a `MarketView`'s `buying`)."""
     return [hours for li in LINE_ITEMS if li.gpu_hours is not None for hours in li.gpu_hours(view)]
-
-
-def gpu_hours_cells(plan: Any, market: Any) -> list[GpuHoursCells]:
-    """The same in the workbook, in `market`'s column."""
-    return [cells for li in LINE_ITEMS if li.gpu_hours_cells is not None for cells in li.gpu_hours_cells(plan, market)]
 
 
 def lines(plan: Any) -> list[Line]:

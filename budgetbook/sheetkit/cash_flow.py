@@ -73,8 +73,7 @@ class CashFlow:
 
     def gpu_hours(self, market: Market) -> list[Any]:
         """The GPU-hours every line item buys in `market`'s column, as each declares them (`GpuHoursCells`)."""
-        return [cells for li in self.plan.LINE_ITEMS if li.gpu_hours_cells is not None
-                for cells in li.gpu_hours_cells(self.plan, market)]
+        return gpu_hours_cells(self.plan, market)
 
     def col(self, n: int) -> int:
         return FIRST_MONTH_COL + n
@@ -173,3 +172,10 @@ class CashFlow:
 
 
 __all__ = ["BEGIN_ROW", "END_ROW", "HEADER_ROW", "MONTHS", "START", "TITLE", "CashFlow", "Flag"]
+
+
+def gpu_hours_cells(plan: Plan, market: Market) -> list[Any]:
+    """The GPU-hours every line item of the plan buys in `market`'s column, as each declares them
+    (`GpuHoursCells`); the plan names its items (`Plan.LINE_ITEMS`), so the kit needs no registry."""
+    return [cells for li in plan.LINE_ITEMS if li.gpu_hours_cells is not None
+            for cells in li.gpu_hours_cells(plan, market)]
