@@ -73,7 +73,8 @@ def _laid_out(plan: Plan) -> tuple[Blueprint, tuple[CellSpec, ...]]:
         return known[1], known[2]
     blueprint = build_book(plan, dt.date(2000, 1, 1))
     layout = tuple(blueprint.layout())
-    _LAID_OUT[key] = (weakref.ref(plan, lambda _ref: _LAID_OUT.pop(key, None)), blueprint, layout)
+    # the callback holds the dict itself: at interpreter exit the module's globals are gone first
+    _LAID_OUT[key] = (weakref.ref(plan, lambda _ref, cache=_LAID_OUT: cache.pop(key, None)), blueprint, layout)
     return blueprint, layout
 
 
