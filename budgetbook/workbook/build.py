@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import weakref
 
 from openpyxl import Workbook
@@ -60,6 +61,12 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
 _LAID_OUT: dict[int, tuple[weakref.ref, Blueprint, tuple[CellSpec, ...]]] = {}
 
 
+def _forget(cache: dict, key: int, _ref: object) -> None:
+    """A laid-out plan's entry, dropped when the plan is; holds the dict itself, as at interpreter exit the
+    module's globals are gone before the last plans are."""
+    cache.pop(key, None)
+
+
 def _laid_out(plan: Plan) -> tuple[Blueprint, tuple[CellSpec, ...]]:
     """The plan's blueprint (dated 2000-01-01: nothing laid out depends on the date) and its layout.
 
@@ -73,8 +80,7 @@ def _laid_out(plan: Plan) -> tuple[Blueprint, tuple[CellSpec, ...]]:
         return known[1], known[2]
     blueprint = build_book(plan, dt.date(2000, 1, 1))
     layout = tuple(blueprint.layout())
-    # the callback holds the dict itself: at interpreter exit the module's globals are gone first
-    _LAID_OUT[key] = (weakref.ref(plan, lambda _ref, cache=_LAID_OUT: cache.pop(key, None)), blueprint, layout)
+    _LAID_OUT[key] = (weakref.ref(plan, functools.partial(_forget, _LAID_OUT, key)), blueprint, layout)
     return blueprint, layout
 
 
