@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import weakref
 
 from openpyxl import Workbook
@@ -61,12 +60,6 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
 _LAID_OUT: dict[int, tuple[weakref.ref, Blueprint, tuple[CellSpec, ...]]] = {}
 
 
-def _forget(cache: dict, key: int, _ref: object) -> None:
-    """A laid-out plan's entry, dropped when the plan is; holds the dict itself, as at interpreter exit the
-    module's globals are gone before the last plans are."""
-    cache.pop(key, None)
-
-
 def _laid_out(plan: Plan) -> tuple[Blueprint, tuple[CellSpec, ...]]:
     """The plan's blueprint (dated 2000-01-01: nothing laid out depends on the date) and its layout.
 
@@ -80,7 +73,8 @@ def _laid_out(plan: Plan) -> tuple[Blueprint, tuple[CellSpec, ...]]:
         return known[1], known[2]
     blueprint = build_book(plan, dt.date(2000, 1, 1))
     layout = tuple(blueprint.layout())
-    _LAID_OUT[key] = (weakref.ref(plan, functools.partial(_forget, _LAID_OUT, key)), blueprint, layout)
+    _LAID_OUT[key] = (weakref.ref(plan), blueprint, layout)
+    weakref.finalize(plan, _LAID_OUT.pop, key, None)  # dropped with the plan; at exit, before globals go
     return blueprint, layout
 
 
