@@ -18,6 +18,7 @@ import typer
 
 from . import __version__, api
 from .atomic import describe_os_error
+from .ledger.threshold import DEFAULT_THRESHOLD_PCT
 from .output.emit import error, line, text, warning, write_json, wrote
 from .output.failure import report_failure
 from .output.lines import render_templates
@@ -243,15 +244,20 @@ def variance(
     book: Annotated[Path, typer.Argument(help="Workbook with imported bills (from `budgetbook actuals`).")],
     format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
     threshold: Annotated[float, typer.Option(
-        "--threshold", callback=_threshold, help="Exit 1 when a line item is over its plan to date by more than "
-                                            "this percentage (default 0: any overspend).")] = 0.0,
+        "--threshold", callback=_threshold, help="Exit 1 when a line a bill can carry (a market's GPU spend, "
+        "storage, people, ...) is over its plan to date by more than this percentage (0: any overspend).",
+    )] = DEFAULT_THRESHOLD_PCT,
 ):
-    """Print plan vs actuals per market and line item; exit 1 when one is over budget beyond --threshold."""
+    """Print plan vs actuals per market, at the level a bill can know; exit 1 when a line is over --threshold."""
     from .output.actuals import render_variance  # heavy (reference model, rich): off the startup path
 
     report = api.book_variance(book)
     render_variance(report, format.value, threshold)
-    return 1 if report.over(threshold) else 0
+    over = report.over(threshold)
+    for found in over:
+        warning(f"over budget: {found.market} {found.label} {found.totals()['variance_pct'] * 100:+,.1f} % of its "
+                f"plan to date (threshold {threshold:g} %)")
+    return 1 if over else 0
 # --- physics (issue 13): the GPU catalog, calibration against published runs -----------------------
 
 class TableOrJson(str, Enum):

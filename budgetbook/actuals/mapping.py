@@ -159,7 +159,7 @@ def _described(exc: ValidationError) -> str:
 
 def refuse_unknown_targets(mapping: Mapping, plan: Plan, source: str) -> None:
     markets = [m.id for m in plan.markets]
-    items = [line.id for line in development_lines(plan)]
+    items = [line.id for line in development_lines(plan) if line.billed != "plan"]  # contingency: no bill
     workloads = [w.id for w in plan.workloads]
     for i, rule in enumerate(mapping.rules):
         for key, value, allowed in (("market", rule.market, markets), ("item", rule.item, items),

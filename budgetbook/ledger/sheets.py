@@ -22,12 +22,21 @@ one formula copied across:
 
 and per market the effective price paid per GPU-hour (compute billed / GPU-hours
 billed) where the bills carry quantities.
+
+Bills are compared at the level a bill can know (`variance_blocks`): a GPU bill says
+what the hours cost, not which were failed runs or a commitment's idle hours, so a
+market's GPU spend (its `billed="gpu"` lines: compute, failed runs, commitment idle
+and overflow, ...) is one block held against the bills, and those lines follow it as
+plan only (plan, plan to date, cumulative plan: never an "actual" of 0 and a
+variance of -100 %); lines no bill carries (contingency) are plan only too.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 
+from ..lineitems.base import GPU_SPEND
 from ..lineitems.phasing import month_count
 from ..lineitems.registry import TOTAL, development_lines
 from ..plan.model import Plan
@@ -64,9 +73,44 @@ def plan_months(plan: Plan) -> list[str]:
     return month_labels(plan.start, month_count(plan))
 
 
+PLAN_ONLY_ROWS = ("plan", "plan_to_date", "cum_plan")  # a plan-only block's rows (of ROWS)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One Variance block of a market: `parts`, the development lines whose Cash flow (plan) and Actuals (bills)
+    rows it adds; `plan_only`, a block no bill can be held against (shown without actual and variance)."""
+
+    id: str
+    label: str
+    parts: tuple[str, ...]
+    plan_only: bool = False
+
+
 def line_ids(plan: Plan) -> list[tuple[str, str]]:
-    """(id, label) of the Variance blocks of a market: every development line, then the total."""
+    """(id, label) of the development lines (the Actuals sheet's rows of a market), then the total."""
     return [(line.id, line.label) for line in development_lines(plan)] + [(TOTAL.id, TOTAL.label)]
+
+
+def variance_blocks(plan: Plan) -> list[Block]:
+    """The Variance blocks of a market, in order: its GPU spend (when the plan has GPU lines), every development
+    line (plan only when a bill cannot carry it on its own: `Line.billed`), then the total."""
+    lines = development_lines(plan)
+    gpu = [line for line in lines if line.billed == "gpu"]
+    blocks = []
+    if gpu:
+        parts = ", ".join(line.label.split(":")[0].lower() for line in gpu)
+        blocks.append(Block(GPU_SPEND.id, f"{GPU_SPEND.label} ({parts})", tuple(line.id for line in gpu)))
+    for line in lines:
+        label = {"gpu": f"{line.label} (plan only, in GPU spend)", "plan": f"{line.label} (plan only)"}.get(
+            line.billed, line.label)
+        blocks.append(Block(line.id, label, (line.id,), plan_only=line.billed != "line"))
+    return blocks + [Block(TOTAL.id, TOTAL.label, (TOTAL.id,))]
+
+
+def _sum_of(prefix: str, parts: tuple[str, ...], market: str, suffix: str = "") -> str:
+    """`cf_compute_m_m1+cf_failed_runs_m_m1`: the named cells of `parts`, added."""
+    return "+".join(f"{prefix}_{part}_{market}{suffix}" for part in parts)
 
 
 def _header(sheet: Sheet, title: str, subtitle: str, months: list[str]) -> None:
@@ -96,15 +140,15 @@ def variance_checks(plan: Plan, actuals: Actuals) -> list[tuple[str, str, str, s
     """The Checks sheet's rows for the Variance sheet, (check, market, formula, name): its plan is the Cash flow's,
     its line items' actuals add up to its total, and that total is the bills' (the Actuals sheet)."""
     rows = []
-    lines = line_ids(plan)
+    blocks = variance_blocks(plan)
     for market in actuals.markets():
-        for line_id, label in lines:
-            plan_total, cash_flow = f"var_{line_id}_{market}_plan", f"cf_{line_id}_{market}"
-            rows.append((f"Variance {label}: the plan is the Cash flow's", market,
-                         f"=ABS({plan_total}-{cash_flow})<=k_tolerance*ABS({cash_flow})",
-                         f"chk_var_plan_{line_id}_{market}"))
+        for block in blocks:
+            plan_total, cash_flow = f"var_{block.id}_{market}_plan", _sum_of("cf", block.parts, market)
+            rows.append((f"Variance {block.label}: the plan is the Cash flow's", market,
+                         f"=ABS({plan_total}-({cash_flow}))<=k_tolerance*ABS({cash_flow})",
+                         f"chk_var_plan_{block.id}_{market}"))
         actual, bills = f"var_{TOTAL.id}_{market}_actual", f"act_{TOTAL.id}_{market}"
-        parts = "+".join(f"var_{line_id}_{market}_actual" for line_id, _ in lines[:-1])
+        parts = "+".join(f"var_{b.id}_{market}_actual" for b in blocks[:-1] if not b.plan_only) or "k_none"
         rows.append(("Variance: the line items' actuals add up to the total actual", market,
                      f"=ABS({actual}-({parts}))<=k_tolerance*ABS({actual})", f"chk_var_total_{market}"))
         rows.append(("Variance: the total actual is the bills' (Actuals)", market,
@@ -251,10 +295,12 @@ def _variance_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[
     for market in actuals.markets():
         sheet.put(row, 1, f"Variance: {labels[market]}", "section", text=True)
         row += 1
-        for line_id, label in line_ids(plan):
-            at = {key: row + i for i, (key, *_rest) in enumerate(ROWS)}
+        for block in variance_blocks(plan):
+            line_id, label = block.id, block.label
+            shown = [spec for spec in ROWS if not block.plan_only or spec[0] in PLAN_ONLY_ROWS]
+            at = {key: row + i for i, (key, *_rest) in enumerate(shown)}
             base = f"var_{line_id}_{market}"
-            for key, what, unit, template, total in ROWS:
+            for key, what, unit, template, total in shown:
                 r = at[key]
                 fmt = money if unit == "money" else st.PERCENT
                 sheet.put(r, 1, f"{label}: {what}", "figure" if key == "forecast" else "label", text=True)
@@ -262,9 +308,10 @@ def _variance_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[
                 for n in range(len(months)):
                     col = FIRST + n
                     refs = {k: a1(v, col) for k, v in at.items()} | {
-                        "cf": f"cf_{line_id}_{market}_m{n + 1}", "act": f"act_{line_id}_{market}_m{n + 1}",
+                        "cf": _sum_of("cf", block.parts, market, f"_m{n + 1}"),
+                        "act": _sum_of("act", block.parts, market, f"_m{n + 1}"),
                         "end": f"cf_ends_m{n + 1}", "plan_first": _abs_col(at["plan"], FIRST),
-                        "actual_first": _abs_col(at["actual"], FIRST)}
+                        "actual_first": _abs_col(at.get("actual", at["plan"]), FIRST)}
                     book.formula(sheet, r, col, template.format_map(refs), f"{base}_{key}_m{n + 1}", fmt=fmt,
                                  item=line_id, market=market)
                 if total is not None:
@@ -273,12 +320,15 @@ def _variance_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[
                     book.formula(sheet, r, TOTAL_COL, total.format_map(refs), f"{base}_{key}", fmt=fmt,
                                  kind="figure", style="total" if key == "forecast" else "calc", item=line_id,
                                  market=market)
-            row += len(ROWS)
-            sheet.put(row, 1, f"{label}: forecast at completion - plan", "label", text=True)
-            sheet.put(row, 2, plan.currency, "unit", text=True)
-            book.formula(sheet, row, TOTAL_COL, f"={a1(at['forecast'], TOTAL_COL)}-{a1(at['plan'], TOTAL_COL)}",
-                         f"{base}_at_completion", kind="figure", fmt=money, item=line_id, market=market)
-            row += 2
+            row += len(shown)
+            if not block.plan_only:
+                sheet.put(row, 1, f"{label}: forecast at completion - plan", "label", text=True)
+                sheet.put(row, 2, plan.currency, "unit", text=True)
+                book.formula(sheet, row, TOTAL_COL,
+                             f"={a1(at['forecast'], TOTAL_COL)}-{a1(at['plan'], TOTAL_COL)}",
+                             f"{base}_at_completion", kind="figure", fmt=money, item=line_id, market=market)
+                row += 1
+            row += 1
             if line_id == TOTAL.id:
                 chart_rows += [at["cum_plan"], at["cum_actual"]]
                 series += [f"{labels[market]}: plan", f"{labels[market]}: actual"]

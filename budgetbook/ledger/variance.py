@@ -8,6 +8,11 @@ of the plan's months is *billed* when n <= the months billed (up to the last mon
 bill covers). Then: plan to date = the plan of the billed months; variance = actual -
 plan to date; variance % = variance / plan to date (0 when nothing was planned);
 forecast at completion = actuals of the billed months + the plan of the others.
+
+The blocks are the sheet's (`sheets.variance_blocks`): a market's GPU spend (its GPU
+lines added, plan and bills) first, the lines a bill cannot carry on their own as
+plan only (plan, plan to date, cumulative plan), the total last. Only blocks a bill
+can be held against are ever "over".
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ from ..lineitems.compute import workload_compute
 from ..plan.model import Plan
 from ..reference import Breakdown, MonthlyBreakdown, at_end, compute_breakdown, compute_monthly, market_view
 from .model import UNMAPPED, Actuals
-from .sheets import MAX_HOURS_WORKLOADS, line_ids, plan_months
+from .sheets import MAX_HOURS_WORKLOADS, plan_months, variance_blocks
+from .threshold import DEFAULT_THRESHOLD_PCT
 
 HALF_CENT = 0.005  # an overspend below this is floating-point noise of the month sums, not money
 
@@ -32,6 +38,7 @@ class VarianceLine:
     plan: list[float]
     actual: list[float]
     billed: int
+    plan_only: bool = False  # no bill can be held against it on its own: plan, plan to date and cumulative plan
 
     def _billed(self, values: list[float]) -> list[float]:
         return [v if n < self.billed else 0.0 for n, v in enumerate(values)]
@@ -49,6 +56,8 @@ class VarianceLine:
         return [a if n < self.billed else p for n, (a, p) in enumerate(zip(self.actual, self.plan, strict=True))]
 
     def totals(self) -> dict[str, float]:
+        if self.plan_only:
+            return {"plan": sum(self.plan), "plan_to_date": sum(self.plan_to_date)}
         plan_to_date, variance = sum(self.plan_to_date), sum(self.variance)
         return {"plan": sum(self.plan), "plan_to_date": plan_to_date, "actual": sum(self.actual),
                 "variance": variance, "variance_pct": variance / plan_to_date if plan_to_date else 0.0,
@@ -62,6 +71,9 @@ class VarianceLine:
         for n, (p, ptd, a, v, f) in enumerate(zip(self.plan, self.plan_to_date, self.actual, self.variance,
                                                   self.forecast, strict=True), 1):
             cum_plan, cum_actual = cum_plan + p, cum_actual + a
+            if self.plan_only:
+                out |= {f"{base}_plan_m{n}": p, f"{base}_plan_to_date_m{n}": ptd, f"{base}_cum_plan_m{n}": cum_plan}
+                continue
             out |= {f"{base}_plan_m{n}": p, f"{base}_plan_to_date_m{n}": ptd, f"{base}_actual_m{n}": a,
                     f"{base}_variance_m{n}": v, f"{base}_variance_pct_m{n}": v / ptd if ptd else 0.0,
                     f"{base}_cum_plan_m{n}": cum_plan, f"{base}_cum_actual_m{n}": cum_actual,
@@ -69,8 +81,11 @@ class VarianceLine:
         return out
 
     def as_json(self) -> dict:
-        return {"market": self.market, "item": self.item, "label": self.label, **self.totals(),
-                "months": {"plan": self.plan, "actual": self.actual, "variance": self.variance}}
+        if self.plan_only:
+            return {"market": self.market, "item": self.item, "label": self.label, "plan_only": True,
+                    **self.totals(), "months": {"plan": self.plan}}
+        return {"market": self.market, "item": self.item, "label": self.label, "plan_only": False,
+                **self.totals(), "months": {"plan": self.plan, "actual": self.actual, "variance": self.variance}}
 
 
 @dataclass
@@ -106,7 +121,7 @@ class VarianceReport:
         date; a line billed with nothing planned is over whenever it was billed anything."""
         out = []
         for line in self.lines:
-            if line.item == "total":
+            if line.item == "total" or line.plan_only:
                 continue
             t = line.totals()
             if t["variance"] > HALF_CENT and (t["plan_to_date"] <= 0 or t["variance_pct"] * 100 > threshold_pct):
@@ -144,18 +159,18 @@ def compute_variance(plan: Plan, actuals: Actuals, scenario: str = "base", break
     planned_compute = {m: figures[(m, "compute")] for m in actuals.markets()}
     allocated = {m: _allocated(plan, m, scenario) for m in actuals.markets()}
     report.unmapped = [(w, float(a), r) for w, a, r in actuals.unmapped()]
+    blocks = variance_blocks(plan)
+    lines = [part for block in blocks[:-1] if len(block.parts) == 1 for part in block.parts]
     for market in actuals.markets():
-        lines = line_ids(plan)
-        by_item: dict[str, list[float]] = {}
-        for item, label in lines:
-            if item == "total":
-                actual = [sum(by_item[i][n] for i, _ in lines[:-1]) for n in range(len(months))]
-            else:
-                actual = [float(cells.get((m, market, item), Decimal(0))) for m in months]
-                by_item[item] = actual
-            plan_values = list(planned.get((market, item), [0.0] * len(months)))
-            plan_values += [0.0] * (len(months) - len(plan_values))
-            report.lines.append(VarianceLine(market, item, label, plan_values, actual, billed))
+        by_item = {item: [float(cells.get((m, market, item), Decimal(0))) for m in months] for item in lines}
+        by_item["total"] = [sum(by_item[i][n] for i in lines) for n in range(len(months))]
+        plan_of = {item: _padded(planned.get((market, item), []), len(months)) for item in lines}
+        plan_of["total"] = _padded(planned.get((market, "total"), []), len(months))
+        for block in blocks:
+            actual = [sum(by_item[p][n] for p in block.parts) for n in range(len(months))]
+            plan_values = [sum(plan_of[p][n] for p in block.parts) for n in range(len(months))]
+            report.lines.append(VarianceLine(market, block.id, block.label, plan_values, actual, billed,
+                                             plan_only=block.plan_only))
         gpuh = [float(hours.get((m, market), Decimal(0))) for m in months]
         compute = by_item.get("compute", [0.0] * len(months))
         monthly_price = [c / h if h > 0 else 0.0 for c, h in zip(compute, gpuh, strict=True)]
@@ -166,6 +181,10 @@ def compute_variance(plan: Plan, actuals: Actuals, scenario: str = "base", break
         if len(plan.workloads) <= MAX_HOURS_WORKLOADS:
             report.hours[market] = (planned_hours, gpuh)
     return report
+
+
+def _padded(values: list[float], months: int) -> list[float]:
+    return list(values) + [0.0] * (months - len(values))
 
 
 def _allocated(plan: Plan, market: str, scenario: str) -> list[float]:
@@ -184,4 +203,4 @@ def _planned_hours(plan: Plan, market: str, scenario: str) -> list[float]:
     return months
 
 
-__all__ = ["UNMAPPED", "VarianceLine", "VarianceReport", "compute_variance"]
+__all__ = ["DEFAULT_THRESHOLD_PCT", "UNMAPPED", "VarianceLine", "VarianceReport", "compute_variance"]

@@ -42,6 +42,10 @@ class Line:
     id: str
     label: str
     in_total: bool = True   # False: beside the total (final-run compute, serving), never added into it
+    # how a bill can know it: "line" (a bill carries it as its own line), "gpu" (a bill carries it only inside the
+    # market's GPU spend: the hours paid, whatever they were used for) or "plan" (no bill carries it: contingency);
+    # the Variance sheet compares bills with the plan at that level (`ledger.sheets.variance_blocks`)
+    billed: str = "line"
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,7 @@ def rule(module_doc: str | None) -> str:
 
 
 TOTAL = Line("total", "Total development cost")
+GPU_SPEND = Line("gpu_spend", "GPU spend")  # the Variance sheet's sum of a market's `billed="gpu"` lines
 FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Cash flow", "Sensitivity", "Checks", EMBED_SHEET)
 
 
@@ -117,8 +122,8 @@ def report_lines(items: Sequence[LineItem], plan: Any) -> list[Line]:
 def built_in_lines(items: Sequence[LineItem]) -> dict[str, str]:
     """Line id -> whose it is, for every line `items` may report and the total: a plan's further
     `items` of one of these ids take `<id>_item` as their line (`items.line_ids`)."""
-    return {TOTAL.id: f"`{TOTAL.label}`"} | {line.id: f"`{line.label}`, line item {li.id!r}"
-                                            for li in items for line in li.known_lines}
+    return {TOTAL.id: f"`{TOTAL.label}`", GPU_SPEND.id: f"`{GPU_SPEND.label}` (Variance)"} | {
+        line.id: f"`{line.label}`, line item {li.id!r}" for li in items for line in li.known_lines}
 
 
 def reserved_titles(items: Sequence[LineItem]) -> set[str]:

@@ -38,7 +38,7 @@ from .scenario import MarketView
 from .units import HOURS_PER_MONTH
 
 TITLE = "Commitment"
-LINE = Line("commitment", "Commitment: idle and overflow")
+LINE = Line("commitment", "Commitment: idle and overflow", billed="gpu")
 
 
 class Commitment(Strict):

@@ -28,7 +28,7 @@ from .scenario import MarketView
 from .units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
 
 TITLE = "Compute"
-LINE = Line("compute", "Compute")
+LINE = Line("compute", "Compute", billed="gpu")
 
 
 # --- the reference rule -------------------------------------------------------------------

@@ -25,7 +25,7 @@ from .base import Line, LineItem, Section, report_lines, rule
 from .scenario import MarketView
 
 TITLE = "Contingency"
-LINE = Line("contingency", "Contingency")
+LINE = Line("contingency", "Contingency", billed="plan")
 
 
 class Contingency(Strict):

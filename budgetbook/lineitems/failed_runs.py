@@ -22,7 +22,7 @@ from .phasing import run_window
 from .scenario import MarketView
 
 TITLE = "Failed runs"
-LINE = Line("failed_runs", "Failed runs")
+LINE = Line("failed_runs", "Failed runs", billed="gpu")
 
 
 def failed(view: MarketView, workload: Any) -> float:

@@ -6,7 +6,9 @@ every text from a bill goes through `plaintext.visible`.
 
 CSV and markdown: one row per market and line item (the market's total after its
 lines) with the columns `market,item,label,plan,plan_to_date,actual,variance,
-variance_pct,forecast,at_completion`; `variance_pct` is a share (0.1 = 10 %).
+variance_pct,forecast,at_completion`; `variance_pct` is a share (0.1 = 10 %). A
+plan-only line (a market's GPU lines, inside its GPU spend; contingency) leaves
+the columns after `plan_to_date` empty ("plan only" in markdown).
 The table prints one block per market, then the unmapped charges.
 """
 
@@ -55,7 +57,7 @@ def _csv(report: VarianceReport, threshold: float, out: TextIO) -> None:
     for line in report.lines:
         totals = line.totals()
         writer.writerow([visible(line.market), visible(line.item), _safe(line.label),
-                         *(repr(totals[c]) for c in COLUMNS)])
+                         *(repr(totals[c]) if c in totals else "" for c in COLUMNS)])
 
 
 def _markdown(report: VarianceReport, threshold: float, out: TextIO) -> None:
@@ -64,7 +66,8 @@ def _markdown(report: VarianceReport, threshold: float, out: TextIO) -> None:
     out.write("|" + "---|" * 3 + "---:|" * len(COLUMNS) + "\n")
     for line in report.lines:
         totals = line.totals()
-        values = [f"{totals[c] * 100:,.1f} %" if c == "variance_pct" else f"{totals[c]:,.2f}" for c in COLUMNS]
+        values = ["plan only" if c not in totals else f"{totals[c] * 100:,.1f} %" if c == "variance_pct"
+                  else f"{totals[c]:,.2f}" for c in COLUMNS]
         out.write(f"| {cell(line.market)} | {cell(line.item)} | {cell(line.label)} | " + " | ".join(values) + " |\n")
 
 
@@ -84,6 +87,10 @@ def _table(report: VarianceReport, threshold: float, out: TextIO) -> None:
         for line in (ln for ln in report.lines if ln.market == market):
             t = line.totals()
             mark = "  OVER" if (line.market, line.item) in over else ""
+            if line.plan_only:
+                table.add_row(Text("  " + visible(line.label)), f"{t['plan_to_date']:,.2f}", "", "", "",
+                              f"{t['plan']:,.2f}", "")
+                continue
             table.add_row(Text(visible(line.label) + mark), f"{t['plan_to_date']:,.2f}", f"{t['actual']:,.2f}",
                           f"{t['variance']:,.2f}", f"{t['variance_pct'] * 100:,.1f} %", f"{t['plan']:,.2f}",
                           f"{t['forecast']:,.2f}")

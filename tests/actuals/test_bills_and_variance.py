@@ -152,7 +152,7 @@ def test_the_master_check_covers_the_variance_sheet(imported, tmp_path):
     assert own and all(values[name] is True for name in own) and values["checks_ok"] is True
     assert "chk_var_plan_total_hyperscaler_commit" in own and "chk_var_bills_hyperscaler_commit" in own
     wb = openpyxl.load_workbook(imported)
-    sheet, ref = next(iter(wb.defined_names["var_compute_hyperscaler_commit_actual_m1"].destinations))
+    sheet, ref = next(iter(wb.defined_names["var_gpu_spend_hyperscaler_commit_actual_m1"].destinations))
     wb[sheet][ref] = 1.0  # a line's actual typed over: the lines no longer add up to the total (the bills')
     wb.save(tmp_path / "typed.xlsx")
     values = evaluate_workbook(tmp_path / "typed.xlsx")
@@ -189,8 +189,19 @@ def test_cli_actuals_and_variance(capsys, base, tmp_path):
                                                     "focus|AWS|123456789012|2026-02-01|"]
     assert data["unmapped"][0]["amount"] == pytest.approx(824.74)
     code, stdout, err = run(capsys, "variance", out, "--format", "json")
-    assert code == 1  # compute is over its plan to date (the block's idle hours are billed as its fee)
-    assert {"market": "hyperscaler_commit", "item": "compute"} in json.loads(stdout)["over"]
+    # at the level a bill can know: the GPU spend (compute + failed runs + the block's idle hours, billed as one
+    # fee) is 1.4 % under; storage is 189.4 % over (the default threshold is 10 %); no GPU line is "-100 %"
+    data = json.loads(stdout)
+    assert code == 1 and data["threshold_pct"] == 10.0
+    assert data["over"] == [{"market": "hyperscaler_commit", "item": "storage_egress"}]
+    lines = {line["item"]: line for line in data["lines"]}
+    assert lines["gpu_spend"]["plan_to_date"] == pytest.approx(532_972.80)
+    assert lines["gpu_spend"]["actual"] == pytest.approx(525_441.92)
+    assert lines["gpu_spend"]["variance_pct"] == pytest.approx(-0.01413, abs=1e-5)
+    assert all(lines[i]["plan_only"] and "actual" not in lines[i] for i in ("compute", "failed_runs", "commitment"))
+    assert err.count("over budget: ") == 1 and "Storage & egress +189.4 %" in err
+    code, stdout, err = run(capsys, "variance", out, "--format", "json", "--threshold", "200")
+    assert code == 0 and json.loads(stdout)["over"] == [] and "over budget" not in err
     code, stdout, _ = run(capsys, "variance", out, "--format", "csv", "--threshold", "1000000")
     assert code == 0 and stdout.splitlines()[0].startswith("market,item,label,plan,plan_to_date,actual")
     code, _, err = run(capsys, "variance", base / "plan.xlsx")

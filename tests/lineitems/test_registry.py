@@ -66,7 +66,7 @@ def test_the_registered_prefixes_are_all_apart():
 
 
 def test_reserved_ids_and_titles_come_from_the_items():
-    assert reserved_line_ids() == {"total"} | {line.id for li in LINE_ITEMS for line in li.known_lines}
+    assert reserved_line_ids() == {"total", "gpu_spend"} | {line.id for li in LINE_ITEMS for line in li.known_lines}
     assert {"compute", "failed_runs", "storage_egress", "people", "final_run", "serving", "serving_api",
             "contingency"} <= reserved_line_ids()
     assert {li.fixed_title.lower() for li in LINE_ITEMS if li.fixed_title} <= reserved_titles()
