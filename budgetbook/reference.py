@@ -20,7 +20,7 @@ from .lineitems.phasing import month_count
 from .lineitems.registry import LINE_ITEMS, TOTAL, gpu_hours_bought, lines
 from .lineitems.scenario import MarketView, Resolved
 from .physics.model import plan_physics
-from .physics.sanity import plan_sanity
+from .physics.sanity import plan_notes, plan_sanity
 from .plan.model import Plan
 from .plan.numbers import SCENARIOS
 from .plan.timing import month_labels
@@ -64,9 +64,11 @@ class Breakdown:
                 "figures": [f.as_dict() for f in self.figures], **self.physics_json()}
 
     def physics_json(self) -> dict:
-        """`workloads` (hours, days, MFU per workload and market) and `warnings`, beside `figures`."""
+        """`workloads` (hours, days, MFU per workload and market), `warnings` and `notes` (what `--strict` lets be:
+        an MFU taken from the evidence, one in the top quarter of published runs), beside `figures`."""
         return {"workloads": [row.as_dict() for row in plan_physics(self.source)],
-                "warnings": [found.as_dict() for found in plan_sanity(self.source)]}
+                "warnings": [found.as_dict() for found in plan_sanity(self.source)],
+                "notes": [found.as_dict() for found in plan_notes(self.source)]}
 
     def frame(self) -> pd.DataFrame:
         import pandas as pd

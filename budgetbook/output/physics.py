@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from ..physics.model import WorkloadPhysics, plan_physics
+from ..physics.sanity import plan_notes
 from ..plan.model import Plan
 from .emit import console, write_json
 from .plaintext import visible
@@ -43,9 +44,12 @@ def render_physics_table(plan: Plan, out: TextIO) -> None:
                       _hours(row.ideal_gpu_hours_per_run), _hours(row.allocated_gpu_hours),
                       "" if row.days_per_run is None else f"{row.days_per_run:,.1f}",
                       "" if row.gpus_for_deadline is None else f"{row.gpus_for_deadline:,.0f}",
-                      "" if row.mfu is None else f"{row.mfu:.3f}" + (" (stated)" if row.mfu_source == "stated" else ""))
+                      "" if row.mfu is None else f"{row.mfu:.3f}" + (f" ({row.mfu_source})" if row.mfu_source
+                                                                        in ("stated", "default") else ""))
     # numbers never wrap or shrink: wide enough for a hybrid's long market ids even when stdout is not a terminal
     console(out, 140).print(table)
+    for note in plan_notes(plan):  # what --strict lets be: the evidence's default MFU, a top-quarter one
+        console(out, 140).print(Text(visible(f"Note: {note.message}")))
 
 
 def render_gpus(rows: list[dict[str, Any]], fmt: str = "table", out: TextIO | None = None) -> None:
@@ -89,6 +93,9 @@ def render_calibration(report: dict[str, Any], fmt: str = "table", out: TextIO |
                       share(w["mfu_bf16"]), "" if w["utilization"] is None else f"{w['utilization']:.2f}x",
                       "" if w["percentile"] is None else f"{w['percentile']:.0f} %", w["verdict"])
     shown.print(table)
+    for w in report["workloads"]:
+        if w.get("mfu_note"):
+            shown.print(Text(visible(f"Note: the MFU of {w['workload']} is the {w['mfu_note']}")))
     runs = Table(title="Published runs (implied MFU = 6 x active params x tokens / GPU-hours at the dense BF16 peak)",
                  title_justify="left")
     for column in ("run", "active params", "tokens", "GPU", "GPU-hours", "MFU", "source"):

@@ -9,6 +9,7 @@ Rule, per workload (and per market, whose runs a hybrid may change), in the base
   has them (a cluster's GPUs x days x 24, reported hours, or ideal x utilization or / MFU);
 - implied MFU = FLOP / (allocated GPU-hours per run x peak x 1e12 x 3600): the share of the peak
   the paid hours deliver; without a model, the MFU the plan states (ideal hours at peak / MFU);
+  `mfu_source` says `default` where the plan states none and takes the evidence's (`plan.evidence`);
 - wall-clock days per run = allocated GPU-hours per run / GPUs / 24, at the GPUs the workload
   runs on (`gpus`, or its cluster's); GPUs for a deadline = allocated GPU-hours per run /
   (`deadline_days` x 24).
@@ -41,7 +42,7 @@ class RunPhysics:
     ideal_gpu_hours: float | None           # per run: stated, else the 6ND ideal
     allocated_gpu_hours: float              # per run
     mfu: float | None
-    mfu_source: str | None                  # "implied" (from the model) or "stated"
+    mfu_source: str | None                  # "implied" (from the model), "stated" or "default" (the evidence's)
     gpus: float | None
     days: float | None                      # wall-clock, per run
     deadline_days: float | None
@@ -53,6 +54,11 @@ def _peak(workload: Any) -> float | None:
         return workload.peak_tflops
     gpu = lookup(workload.gpu)
     return None if gpu is None else gpu.peak(workload.precision)
+
+
+def _source(workload: Any) -> str:
+    """`stated` where the plan gives the MFU, `default` where it takes the evidence's (`plan.evidence`)."""
+    return "stated" if workload.mfu_default is None else "default"
 
 
 def run_physics(workload: Any) -> RunPhysics:
@@ -69,9 +75,9 @@ def run_physics(workload: Any) -> RunPhysics:
     mfu, source = None, None
     if flops_hours is not None and allocated > 0:
         stated = workload.mfu is not None and workload.hours_given == "flops"
-        mfu, source = flops_hours / allocated, "stated" if stated else "implied"
+        mfu, source = flops_hours / allocated, _source(workload) if stated else "implied"
     elif workload.mfu is not None:
-        mfu, source = workload.mfu, "stated"
+        mfu, source = workload.mfu, _source(workload)
     gpus = workload.gpus if workload.gpus is not None else (
         workload.cluster.gpus if workload.cluster is not None else None)
     days = allocated / gpus / HOURS_PER_DAY if gpus else None
@@ -101,6 +107,7 @@ class WorkloadPhysics:
     days_per_run: float | None
     deadline_days: float | None
     gpus_for_deadline: float | None
+    mfu_note: str | None = None         # where the MFU is the evidence's default: "default: median of N ..."
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}  # asdict deep-copies: 3x slower
@@ -120,7 +127,8 @@ def plan_physics(plan: Plan, scenario: str = "base") -> list[WorkloadPhysics]:
                 run.flops_gpu_hours, run.ideal_gpu_hours, run.allocated_gpu_hours, ideal,
                 run.allocated_gpu_hours * runs,
                 run.allocated_gpu_hours / run.ideal_gpu_hours if run.ideal_gpu_hours else None,
-                run.mfu, run.mfu_source, run.gpus, run.days, run.deadline_days, run.gpus_for_deadline))
+                run.mfu, run.mfu_source, run.gpus, run.days, run.deadline_days, run.gpus_for_deadline,
+                None if workload.mfu_default is None else workload.mfu_default.note))
     return rows
 
 

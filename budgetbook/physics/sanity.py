@@ -11,7 +11,15 @@ The bands, with their evidence (`physics/calibration.py` holds the published run
   GPUs). Below 0.10 or above 0.60 is out of the ordinary.
 - parameters: the smallest model anyone budgets GPU-hours for has millions; the largest dense
   published run has 405B (Llama 3.1); more per token is the total of a mixture of experts.
-- tokens: a training run sees millions of tokens at least.
+- tokens: a training run sees millions of tokens at least, and none published more than 15.6e12
+  (Llama 3.1 405B): ten times that is a unit slip.
+- FLOP per parameter-token: 2 (a forward pass) to 8 (training with activation recomputation);
+  below 6 only on a workload of kind `eval` (a forward pass, 2, is not a training run's).
+- an MFU (stated, or implied by `utilization` on `flops` hours) above every published run
+  warns; one in their top quarter is a note (`plan_notes`, which `--strict` lets be); so is an
+  MFU taken from the evidence (`plan.evidence`). At `precision: fp8` an MFU above the FP8
+  evidence (DeepSeek-V3, 0.17 of its FP8 peak) is likely one taken from BF16 runs: it halves
+  the hours.
 - price per GPU-hour: published H100 rates run $1.80-12 (late 2025, published-runs.md), A100
   and older GPUs less, B200/GB200 more; below $0.10 or above $50 is a unit slip (per node, per
   month, per GPU-second).
@@ -32,7 +40,8 @@ from typing import Any
 
 from ..lineitems.last_month import past_last_month
 from ..lineitems.scenario import Resolved
-from ..plan.catalog import MFU_WARNING, lookup
+from ..plan.catalog import CATALOG, MFU_WARNING, lookup
+from ..plan.evidence import PUBLISHED_RUNS, evidence_mfu
 from ..plan.inputs import input_cells
 from ..plan.model import Plan
 from ..sheetkit.market_labels import market_labels, priced_inputs
@@ -46,6 +55,9 @@ PRICE_LOW, PRICE_HIGH = 0.10, 50.0
 RUNS_HIGH = 1000
 WASTE_ORDINARY, WASTE_SHARE = 0.5, 1.0
 IDEAL_RATIO = 3.0
+TOKENS_PAST = 10                        # tokens more than 10x any published run's (Llama 3.1: 15.6e12)
+FLOP_PER_PARAM_TOKEN = (2.0, 8.0)       # forward only 2; training 6; with activation recomputation 8
+TRAINING_FLOP = 6.0                     # below it, a workload not of kind `eval` counts a forward pass only
 
 
 @dataclass(frozen=True)
@@ -134,7 +146,7 @@ def _workload(warn, at: str, w: Any) -> None:
                 warn(f"{at}.peak_tflops", f"`{at}.peak_tflops` {value:g} is about twice the dense "
                      f"{w.precision.upper()} peak of {gpu.id} ({dense:g}): a sparse figure?{hint}")
                 break
-    if w.mfu is not None:
+    if not _evidence(warn, at, w) and w.mfu is not None and w.mfu_default is None:
         for value in _values(w.mfu):
             if value > MFU_HIGH:
                 warn(f"{at}.mfu", f"`{at}.mfu` {value:g} is above {MFU_HIGH:g}: published large runs reach "
@@ -150,10 +162,23 @@ def _workload(warn, at: str, w: Any) -> None:
             _params(warn, f"{at}.{section}.params", model.params, section == "flops")
     if w.flops is not None:
         for value in _values(w.flops.tokens):
+            key = f"{at}.flops.tokens"
             if value < TOKENS_LOW:
-                key = f"{at}.flops.tokens"
                 warn(key, f"`{key}` {value:g} is a count of tokens, not trillions or billions: "
                           f"did you mean {value:g}e12 or {value:g}e9?")
+                break
+            most = max(PUBLISHED_RUNS, key=lambda run: run.tokens)
+            if value > TOKENS_PAST * most.tokens:
+                warn(key, f"`{key}` {value:.3g} is {value / most.tokens:,.0f}x the most tokens of any published "
+                          f"run ({most.model}: {most.tokens:.3g}): did you mean {value / 1000:.3g}?")
+                break
+        for value in _values(w.flops.flops_per_param_token):
+            forward_only = value < TRAINING_FLOP and w.kind != "eval"  # 2 is a forward pass: an eval's, not training's
+            if not FLOP_PER_PARAM_TOKEN[0] <= value <= FLOP_PER_PARAM_TOKEN[1] or forward_only:
+                key = f"{at}.flops.flops_per_param_token"
+                warn(key, f"`{key}` {value:g} is outside {FLOP_PER_PARAM_TOKEN[0]:g}-{FLOP_PER_PARAM_TOKEN[1]:g}: "
+                          "training is 6 (forward 2, backward 4), 8 with activation recomputation, a forward "
+                          "pass alone 2: did you mean 6?")
                 break
     for value in _values(w.runs):
         if value > RUNS_HIGH:
@@ -169,6 +194,77 @@ def _workload(warn, at: str, w: Any) -> None:
                  "budgets 0.20-0.30; more is out of the ordinary")
             break
     _against_model(warn, at, w)
+
+
+def _judged(at: str, w: Any) -> tuple[str, float, float] | None:
+    """The MFU a workload states (or implies by `utilization` on `flops` hours), base case: its key, the MFU
+    at the workload's peak and against the BF16 peak (the evidence's); None where the MFU is the default, or the
+    hours are allocated already (`_against_model` judges those)."""
+    if w.hours_given not in ("flops", "ideal_gpu_hours") or w.mfu_default is not None:
+        return None
+    if w.utilization is not None and w.hours_given != "flops":
+        return None  # stated ideal hours need not be at peak (seed 000's are not): their utilization says no MFU
+    if w.utilization is not None:
+        key, mfu = f"{at}.utilization", 1 / w.utilization.base
+    else:
+        key, mfu = f"{at}.mfu", w.mfu.base
+    gpu = lookup(w.gpu)
+    at_peak = w.peak_tflops.base if w.peak_tflops is not None else (gpu.peak(w.precision) if gpu else None)
+    scale = at_peak / gpu.dense_bf16_tflops if gpu is not None and at_peak else 1.0
+    return key, mfu, mfu * scale
+
+
+def _evidence(warn, at: str, w: Any) -> bool:
+    """An MFU above every published run, or at FP8 above the FP8 evidence: budgets at it come in low."""
+    judged = _judged(at, w)
+    if judged is None:
+        return False
+    key, mfu, bf16 = judged
+    what = (f"`{key}` {w.utilization.base:g} implies an MFU of {mfu:.3g} (6ND at peak x utilization)"
+            if key.endswith("utilization") else f"`{key}` {mfu:g}")
+    default = evidence_mfu().num
+    if w.precision == "fp8":
+        fp8 = [run for run in PUBLISHED_RUNS if run.precision == "fp8"]
+        gpu = lookup(w.gpu)
+        ratio = bf16 / mfu if mfu else 1.0
+        best = max(fp8, key=lambda run: run.mfu)
+        best_fp8 = best.mfu * CATALOG[best.gpu].dense_bf16_tflops / (CATALOG[best.gpu].dense_fp8_tflops or 1)
+        if gpu is not None and ratio > 1 and mfu > best_fp8:
+            fix = (f"`utilization: {w.utilization.base * ratio:.3g}`" if key.endswith("utilization")
+                   else f"`mfu: {mfu / ratio:.2g}`")
+            warn(key, f"{what} at `precision: fp8` is against the FP8 peak ({ratio:.3g}x the BF16 one), above the "
+                      f"published FP8 evidence ({best.model}: {best_fp8:.3g} of its FP8 peak, {best.mfu:.3g} of "
+                      f"BF16's): an MFU from BF16 runs divides the hours by {ratio:.3g}: did you mean {fix} (that "
+                      "MFU against the FP8 peak), or leave the MFU out for the evidence's default?")
+            return True
+    top = published_mfus()[-1]
+    if bf16 > top:
+        warn(key, f"{what} is above every published run ({_published()}; `budgetbook calibrate`): a budget at it "
+                  f"comes in low: leave `mfu` and `utilization` out for the evidence's default "
+                  f"({default.base:.2f}, {default.low:.2f}-{default.high:.2f}), or did you mean "
+                  f"`mfu: {default.base:.2g}`?")
+        return True
+    return False
+
+
+def plan_notes(plan: Plan) -> list[Sanity]:
+    """What `show`, `generate` and `calibrate` note without warning (`--strict` lets them be): an MFU taken
+    from the evidence, and one in the top quarter of published runs (below the top one, which warns)."""
+    found = []
+    quartile = statistics.quantiles(published_mfus(), n=4, method="inclusive")[-1]
+    for i, w in enumerate(plan.workloads):
+        at = f"workloads[{i}]"
+        if w.mfu_default is not None:
+            found.append(Sanity(f"{at}.mfu", f"`{at}.mfu` not given: {w.mfu_default.note}"))
+        judged = _judged(at, w)
+        if judged is not None and quartile < judged[2] <= published_mfus()[-1]:
+            key, mfu, bf16 = judged
+            said = f"implies an MFU of {mfu:.3g}" if key.endswith("utilization") else f"{mfu:g}"
+            bf16_said = "" if bf16 == mfu else f" ({bf16:.3g} of the BF16 peak)"
+            found.append(Sanity(key, f"`{key}` {said}{bf16_said} is in the top quarter "
+                                     f"of published runs (above {quartile:.2f}, their 75th percentile): "
+                                     "optimistic; see `budgetbook calibrate`"))
+    return found
 
 
 def _params(warn, key: str, params: Any, per_token: bool) -> None:

@@ -88,6 +88,9 @@ def input_cells(plan: Plan) -> list[InputCell]:
                       f"wl_{workload.id}", label, workload.start,
                       None if workload.months is not None or workload.cluster is not None
                       else Num.of(DEFAULT_WORKLOAD_MONTHS))
+        if workload.mfu_default is not None:  # the evidence's MFU: said where finance reads it
+            found = [dataclasses.replace(c, note=workload.mfu_default.note) if c.path[2:] == ("mfu",) else c
+                     for c in found]
         if workload.flops is not None and workload.peak_tflops is None:
             # the catalog's peak is shown as an input, so finance sees (and may edit) it
             found.insert(0, InputCell(f"wl_{workload.id}_peak_tflops", ("workloads", i, "peak_tflops"),

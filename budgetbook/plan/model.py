@@ -16,9 +16,10 @@ import difflib
 import re
 from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from .catalog import CATALOG, PRECISIONS, lookup
+from .evidence import DefaultMfu, default_mfu
 from .numbers import Num, num
 from .rules import Rule, given, not_given, one_way, when
 from .timing import Month, Months, Start, offset_of
@@ -159,6 +160,7 @@ class Workload(Strict):
                                                   "default the plan's start")
     months: Months | None = Field(None, description="how long it runs; default a cluster's days, else 1")
     note: str = Field("", max_length=2000)
+    _mfu_default: DefaultMfu | None = PrivateAttr(None)
 
     @model_validator(mode="after")
     def _hours_and_efficiency(self):
@@ -167,8 +169,8 @@ class Workload(Strict):
         if way in ("cluster", "allocated_gpu_hours"):
             if efficiency:
                 raise ValueError(f"`{efficiency[0]}` does not apply: `{way}` hours are already allocated")
-        elif len(efficiency) != 1:
-            raise ValueError(f"give exactly one of `utilization` or `mfu` for `{way}` hours")
+        elif len(efficiency) > 1:
+            raise ValueError(f"give one of `utilization` or `mfu` for `{way}` hours, not both")
         if self.flops is not None and self.peak_tflops is None:
             gpu = lookup(self.gpu)
             if gpu is None:
@@ -177,14 +179,25 @@ class Workload(Strict):
             if gpu.peak(self.precision) is None:
                 raise ValueError(f"the catalog's {gpu.name} has no {self.precision.upper()} tensor cores: "
                                  f"use `precision: bf16`, or give `peak_tflops` for `precision: {self.precision}`")
+        if way in ("flops", "ideal_gpu_hours") and not efficiency:
+            # issue 29: no MFU stated takes the evidence's (the median of the published runs, with its range);
+            # the model is frozen, so the default is set once here, as if the plan had given it
+            default = default_mfu(self)
+            object.__setattr__(self, "mfu", default.num)
+            self._mfu_default = default
         return self
+
+    @property
+    def mfu_default(self) -> DefaultMfu | None:
+        """The evidence's MFU where the plan states none (`plan.evidence`), else None."""
+        return self._mfu_default
 
     SCHEMA_RULES = [
         # one source of hours; `flops` may sit beside another, where it prices nothing and judges the hours
         {"anyOf": [{"oneOf": [given("ideal_gpu_hours"), given("cluster"), given("allocated_gpu_hours")]},
                    {"allOf": [given("flops"), not_given("ideal_gpu_hours", "cluster", "allocated_gpu_hours")]}]},
         when({"anyOf": [given("cluster"), given("allocated_gpu_hours")]}, not_given("utilization", "mfu"),
-             {"oneOf": [given("utilization"), given("mfu")]}),
+             {"not": {"allOf": [given("utilization"), given("mfu")]}}),
         when({"allOf": [given("flops"), not_given("peak_tflops")]}, {"properties": {"gpu": {"enum": sorted(CATALOG)}}}),
     ]
 

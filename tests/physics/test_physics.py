@@ -191,9 +191,10 @@ def physics_workloads(draw):
     if way == "flops" or draw(st.booleans()):
         w["flops"] = model
     if way in ("flops", "ideal_gpu_hours"):
-        if draw(st.booleans()):
+        efficiency = draw(st.integers(0, 2))  # 2: neither, the evidence's default MFU (issue 29)
+        if efficiency == 0:
             w["mfu"] = number(0.2, 0.6)
-        else:
+        elif efficiency == 1:
             w["utilization"] = number(1, 3)
     if draw(st.booleans()):
         w["gpus"] = number(1, 1e4)
@@ -248,6 +249,17 @@ SILENT = [
     ("fp8 peak as bf16", {"peak_tflops": 1979}, None, "`workloads[0].peak_tflops`", "precision: fp8"),
     ("reported hours, low MFU", {"allocated_gpu_hours": 9e6, "mfu": None}, None,
      "`workloads[0].allocated_gpu_hours`", "implies an MFU of 0.00262"),
+    # issue 29: the cases that stayed silent
+    ("utilization 1.0", {"mfu": None, "utilization": 1.0}, None, "`workloads[0].utilization`",
+     "above every published run"),
+    ("mfu above the evidence", {"mfu": 0.55}, None, "`workloads[0].mfu`", "leave `mfu` and `utilization` out"),
+    ("600 FLOP per param-token", {"flops": {"params": 7e9, "tokens": 2e12, "flops_per_param_token": 600}}, None,
+     "`workloads[0].flops.flops_per_param_token`", "did you mean 6?"),
+    ("2 FLOP per param-token", {"flops": {"params": 7e9, "tokens": 2e12, "flops_per_param_token": 2}}, None,
+     "`workloads[0].flops.flops_per_param_token`", "a forward pass alone 2"),
+    ("tokens 2e15", {"flops": {"params": 7e9, "tokens": 2e15}}, None, "`workloads[0].flops.tokens`",
+     "128x the most tokens of any published run (Llama 3.1 405B: 1.56e+13): did you mean 2e+12?"),
+    ("fp8 with a BF16 MFU", {"precision": "fp8"}, None, "`workloads[0].mfu`", "did you mean `mfu: 0.2`"),
 ]
 
 

@@ -145,7 +145,7 @@ BROKEN = [
     ("pretrain-7b", _set("workloads[1].ideal_gpu_hours", 100), ["give exactly one of", "`ideal_gpu_hours`"]),
     ("pretrain-7b", _set("workloads[0].flops", DELETE), ["give exactly one of", "the hours"]),
     ("pretrain-7b", _set("workloads[1].mfu", 0.4), ["`mfu` does not apply"]),
-    ("pretrain-7b", _set("workloads[0].mfu", DELETE), ["exactly one of `utilization` or `mfu`"]),
+    ("pretrain-7b", _set("workloads[0].utilization", 1.5), ["one of `utilization` or `mfu`", "not both"]),
     ("pretrain-7b", _set("workloads[0].checkpoints.saves", 10), ["`saves`", "not both"]),
     ("pretrain-7b", _set("workloads[0].checkpoints.size_gb", 84), ["give exactly one of", "`size_gb`"]),
     ("pretrain-7b", _set("markets[3].gpu_prices", {"H100_SXM": 2}), ["hybrid market"]),
