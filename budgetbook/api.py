@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .actuals.api import ImportResult
     from .ledger.variance import VarianceReport
     from .plan.model import Plan
+    from .planning.fit import Fit
     from .ranges.sensitivity import Sensitivity
     from .ranges.simulate import Simulation
     from .reference import Breakdown, MonthlyBreakdown
@@ -44,6 +45,7 @@ __all__ = [
     "check_workbook",
     "diff_budgets",
     "extract_plan",
+    "fit_plan",
     "generate_workbook",
     "gpu_catalog",
     "import_actuals",
@@ -286,3 +288,29 @@ def simulate(spec: str | Path | None = None, samples: int = 10_000, seed: int = 
     from .ranges.simulate import simulate as simulate_plan
 
     return simulate_plan(load_plan(spec), samples, seed, distribution)
+
+
+# ---------------------------------------------------------------- planning in reverse (issue 24): planning/
+
+def fit_plan(spec: str | Path | None, budget: float, solve: str, *, workload: str | None = None,
+             market: str | None = None, deadline: float | None = None, tokens_per_param: float | None = None,
+             out: PathLike | None = None, force: bool = False) -> Fit:
+    """One input (`solve`: tokens, params, gpus, days, runs) solved so that `market`'s total development
+    cost equals `budget` (`planning.fit`); with `out`, the solved plan is written there, comments kept."""
+    from .atomic import write_text_atomic
+    from .planfile.loader import plan_from_text, resolve
+    from .planfile.rewrite import rewrite_values
+    from .planning.fit import fit
+
+    source, text = resolve(spec)
+    plan = plan_from_text(text, source)
+    inputs = _plan_files(spec)
+    if out is not None:
+        check_destination(out, protect=inputs, force=force)
+    result = fit(plan, budget, solve, workload=workload, market=market, deadline=deadline,
+                 tokens_per_param=tokens_per_param)
+    if out is not None:
+        solved = rewrite_values(text, plan, result.values)
+        plan_from_text(solved, f"{out} (solved plan)")  # what we write must load
+        write_text_atomic(out, solved, protect=inputs)
+    return result

@@ -283,6 +283,45 @@ def calibrate(
     from .output.physics import render_calibration  # heavy (reference model, rich): off the startup path
 
     render_calibration(api.calibrate_plan(plan, strict=strict), format.value)
+# --- planning in reverse (issue 24): budgetbook/planning/ -------------------------------------------
+
+class Solve(str, Enum):
+    tokens = "tokens"
+    params = "params"
+    gpus = "gpus"
+    days = "days"
+    runs = "runs"
+
+
+@app.command()
+def fit(
+    plan: Annotated[str, typer.Argument(help="Plan file or template name.")],
+    budget: Annotated[float, typer.Option("--budget", help="The total development cost to spend.")],
+    solve: Annotated[Solve, typer.Option("--solve", help="The input to solve; every other is held.")],
+    workload: Annotated[str | None, typer.Option("--workload", "-w",
+                                                 help="Workload to solve (default: the final run).")] = None,
+    market: Annotated[str | None, typer.Option("--market", "-m",
+                                               help="Market whose total meets the budget (default: the "
+                                                    "cheapest).")] = None,
+    deadline: Annotated[float | None, typer.Option("--deadline", help="Wall-clock days one run must fit in "
+                                                                      "(default: the workload's).")] = None,
+    tokens_per_param: Annotated[float | None, typer.Option(
+        "--tokens-per-param", help="With --solve params: tokens per parameter (default 20, Chinchilla).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o",
+                                                help="Write the solved plan here, comments kept.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing plan file.")] = False,
+    format: Annotated[TableOrJson, typer.Option("--format", "-f", help="Output format.")] = TableOrJson.table,
+):
+    """Solve one input so that a market's total development cost equals a budget; say what binds."""
+    from .output.fit import render_fit  # heavy (reference model, rich): off the startup path
+
+    result = api.fit_plan(plan, budget, solve.value, workload=workload, market=market, deadline=deadline,
+                          tokens_per_param=tokens_per_param, out=output, force=force)
+    render_fit(result, format.value)
+    if output is not None:
+        wrote(output, err=True)
+
+
 # ---------------------------------------------------------------- ranges: sensitivity and simulation
 
 class RangeDistribution(str, Enum):

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import io
 import math
 import warnings
 from pathlib import Path
 from typing import Any
 
 from openpyxl.utils import get_column_letter
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
 
 from ..errors import PlanError, WorkbookError
 from ..output.plaintext import visible
 from ..plan.comments import with_comments
-from ..plan.inputs import InputCell, input_cells, month_text
+from ..plan.inputs import InputCell, input_cells
 from ..plan.numbers import Num
 from ..planfile.loader import plan_from_text
+from ..planfile.rewrite import rewrite_values
 from ..sheetkit.market_labels import label_text, market_labels
 from .findings import INPUT_PROBLEMS
 from .input_cell_errors import as_workbook_error
@@ -102,26 +100,8 @@ def current_plan_text(book: OpenedWorkbook) -> str:
 
 
 def rewrite_plan(text: str, values: dict[tuple, Num], book: OpenedWorkbook) -> str:
-    yaml = YAML()  # round-trip: keeps comments, order and layout
-    yaml.preserve_quotes = True
-    yaml.width = 4096
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    data = yaml.load(text)
-    by_path = {cell.path: cell for cell in input_cells(book.plan)}
-    original = {path: cell.num for path, cell in by_path.items()}
-    for path, num in values.items():
-        was = original.get(path)
-        if was is not None and (was.base, was.low, was.high, was.ranged) == (num.base, num.low, num.high, num.ranged):
-            continue  # unchanged: keep the plan's own spelling (3.00, 13.0e9, defaults left out)
-        node = data
-        for part in path[:-1]:
-            node = node.setdefault(part, CommentedMap()) if isinstance(node, dict) else node[part]
-        month = month_text(by_path[path], num) if path in by_path else None
-        node[path[-1]] = _yaml_value(num) if month is None else month
-    _relabel(data, book, values)
-    out = io.StringIO()
-    yaml.dump(data, out)
-    return out.getvalue()
+    """The embedded plan's text with the workbook's current inputs, comments kept (`planfile.rewrite`)."""
+    return rewrite_values(text, book.plan, values, lambda data: _relabel(data, book, values))
 
 
 def _relabel(data: Any, book: OpenedWorkbook, values: dict[tuple, Num]) -> None:
@@ -131,12 +111,3 @@ def _relabel(data: Any, book: OpenedWorkbook, values: dict[tuple, Num]) -> None:
     for label in market_labels(book.plan, input_cells(book.plan)):
         if label.live and (text := label_text(label, bases)) != label.market.label:
             data["markets"][label.index]["label"] = text
-
-
-def _yaml_value(num: Num) -> Any:
-    value = num.to_yaml()
-    if isinstance(value, dict):
-        mapping = CommentedMap(value)
-        mapping.fa.set_flow_style()
-        return mapping
-    return value
