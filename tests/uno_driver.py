@@ -12,8 +12,9 @@ sheet is unprotected first, as a user must),
 move_sheet (to a 0-based tab position), set_value, type (a user typing `text`
 into a cell: refused on a locked cell of a protected sheet), unprotect (a sheet, or the workbook's
 structure when no sheet is given, with `password`),
-set_formula (Excel syntax: `=SUM(C5:C7)`, `='Failed runs'!C5`, commas), and
-delete_sheet. Then calculateAll() and store as xlsx. Exits non-zero with the
+set_formula (Excel syntax: `=SUM(C5:C7)`, `='Failed runs'!C5`, commas),
+insert_sheet (a new empty sheet `sheet` at 0-based tab `index`, default last) and delete_sheet.
+Then calculateAll() and store as xlsx. Exits non-zero with the
 reason on stderr.
 """
 
@@ -105,6 +106,8 @@ def apply(doc, op, parser_holder):
         text = op["formula"]
         tokens = parser.parseFormula(text[1:] if text.startswith("=") else text, address)
         cell.setTokens(tokens)
+    elif kind == "insert_sheet":
+        doc.Sheets.insertNewByName(op["sheet"], op.get("index", doc.Sheets.getCount()))
     elif kind == "delete_sheet":
         doc.Sheets.removeByName(op["sheet"])
     elif kind == "type":

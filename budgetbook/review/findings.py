@@ -26,6 +26,7 @@ SEVERITY = {
     "sheet_scoped_name": WARNING,
     "checks_failed": ERROR,
     "structure": ERROR,  # a sheet, name or formula cell the embedded plan's layout does not account for
+    "user_content": INFO,  # a sheet or formula cell the user added that no formula of budgetbook's reads
     "stale": WARNING,  # a number budgetbook computed (percentiles, Sensitivity) that edited inputs left behind
 }
 INPUT_PROBLEMS = frozenset({"invalid_input", "missing"})  # input findings that leave no valid plan to compute

@@ -31,6 +31,7 @@ from ..workbook.stamp import VALUE_COL, read_stamp
 from ..xlsx.xstring import unescape
 from .findings import WARNING, Finding
 from .readback import OpenedWorkbook, single_cell
+from .user_content import OursRead, added_cell, added_sheet
 
 CAP = 12                  # findings of one sort listed one by one; the rest as one finding
 LABEL_STYLES = ("label", "figure", "section")
@@ -39,10 +40,11 @@ BUILT_IN_PREFIX = "_xlnm."  # print areas, filters: Excel's and LibreOffice's ow
 
 def audit_structure(book: OpenedWorkbook) -> list[Finding]:
     """`structure` findings (errors, bar a missing stamp): what the layout of the embedded plan does not explain."""
-    findings = _sheets(book) + _unknown_names(book)
+    ours = _Lazy(book)
+    findings = _sheets(book, ours) + _unknown_names(book)
     placed = _placement(book)
     findings += placed
-    findings += _unknown_formulas(book)
+    findings += _unknown_formulas(book, ours)
     findings += _constants(book)
     findings += _stamp(book)
     return findings
@@ -59,7 +61,8 @@ def _capped(findings: list[Finding], what: str) -> list[Finding]:
         return findings
     rest = findings[CAP:]
     first = rest[0]
-    return findings[:CAP] + [_structure(f"and {len(rest)} more {what}", first.sheet, first.cell, first.name)]
+    return findings[:CAP] + [Finding(first.kind, f"and {len(rest)} more {what}", first.sheet, first.cell, first.name,
+                                     severity=first.severity)]
 
 
 # ---------------------------------------------------------------- sheets and names
@@ -69,14 +72,35 @@ def expected_sheets(book: OpenedWorkbook) -> list[str]:
         ([ACTUALS_SHEET] if book.actuals is not None else [])
 
 
-def _sheets(book: OpenedWorkbook) -> list[Finding]:
+class _Lazy:
+    """What budgetbook's formulas read (`user_content.OursRead`), built on first use: most books need none."""
+
+    def __init__(self, book: OpenedWorkbook):
+        self.book = book
+        self._read: OursRead | None = None
+
+    @property
+    def read(self) -> OursRead:
+        if self._read is None:
+            self._read = OursRead(self.book)
+        return self._read
+
+
+def _sheets(book: OpenedWorkbook, ours: _Lazy) -> list[Finding]:
+    """Sheets gone, and sheets added: the user's own (info) while no formula of ours reads them."""
     expected = expected_sheets(book)
     present = list(book.wb.sheetnames)
     findings = [_structure(f"sheet `{title}` is gone: budgetbook writes it for this plan", title)
                 for title in expected if title not in present]
-    findings += [_structure(f"sheet `{title}` is not one budgetbook writes for this plan "
-                            "(added, renamed, or left from another plan)", title)
-                 for title in present if title not in expected]
+    for title in present:
+        if title in expected:
+            continue
+        if ours.read.reads_sheet(title):
+            findings.append(_structure(f"sheet `{title}` is not one budgetbook writes for this plan "
+                                       "(added, renamed, or left from another plan), and budgetbook's formulas "
+                                       "read it", title))
+        else:
+            findings.append(added_sheet(title))
     return findings
 
 
@@ -251,20 +275,26 @@ def _fold(text: str) -> str:
 
 # ---------------------------------------------------------------- formula cells and the stamp
 
-def _unknown_formulas(book: OpenedWorkbook) -> list[Finding]:
-    """Formula cells where the layout has no named cell: a helper column, a total the user added."""
+def _unknown_formulas(book: OpenedWorkbook, ours: _Lazy) -> list[Finding]:
+    """Formula cells where the layout has no named cell: a helper column, a total the user added.
+
+    The user's own (info) while no formula of ours reads the cell; a `structure` error when one does.
+    """
     expected = set(expected_sheets(book))
     allowed = {where for spec in book.layout if (where := book.locate(spec.name)) is not None}
-    findings = []
+    findings, own = [], []
     for ws in book.wb.worksheets:
         if ws.title not in expected:
             continue  # the sheet itself is the finding
         for cell in getattr(ws, "_cells", {}).values():
             if cell.data_type == "f" and (ws.title, cell.coordinate) not in allowed:
-                text = getattr(cell.value, "text", cell.value)
-                findings.append(_structure(f"formula cell `{_short(str(text))}` is not one budgetbook writes for "
-                                           "this plan", ws.title, cell.coordinate))
-    return _capped(findings, "formula cells budgetbook does not write")
+                text = _short(str(getattr(cell.value, "text", cell.value)))
+                if ours.read.reads_cell(ws.title, cell.coordinate):
+                    findings.append(_structure(f"formula cell `{text}` is not one budgetbook writes for this "
+                                               "plan, and budgetbook's formulas read it", ws.title, cell.coordinate))
+                else:
+                    own.append(added_cell(ws.title, cell.coordinate, text))
+    return _capped(findings, "formula cells budgetbook does not write") + _capped(own, "cells of the user's own")
 
 
 def _constants(book: OpenedWorkbook) -> list[Finding]:
