@@ -181,7 +181,7 @@ def _actuals_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[s
     row = HEADER_ROW + 1
     sheet.put(row, 1, "Months billed (from the plan's first month to the last month any bill covers)", "label")
     sheet.put(row, 2, "months", "unit")
-    sheet.put(row, TOTAL_COL, actuals.closed_months(months), "constant", st.COUNT)
+    sheet.put(row, TOTAL_COL, actuals.closed_months(months), "constant", st.WHOLE)
     book.name("act_months", sheet, row, TOTAL_COL, "constant")
     row += 2
     labels = {m.id: m.label or m.id for m in plan.markets}
@@ -240,7 +240,7 @@ def _invoices(book: Blueprint, sheet: Sheet, plan: Plan, actuals: Actuals, row: 
         sheet.put(row, 1, batch.key, "note", text=True)
         sheet.put(row, 2, batch.source, "note", text=True)
         sheet.put(row, TOTAL_COL, _money(batch.total), "text", money)
-        sheet.put(row, FIRST, batch.rows, "text", st.COUNT)
+        sheet.put(row, FIRST, batch.rows, "text", st.WHOLE)
         sheet.put(row, FIRST + 1, batch.cost_column, "note", text=True)
         for col, amount, name in ((MAPPED_COL, batch.total - unmapped, "mapped"),
                                   (UNMAPPED_COL, unmapped, "unmapped")):
@@ -290,7 +290,8 @@ def _variance_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[
             "line item, month by month; the forecast at completion is the actuals to date plus the remaining plan.",
             months)
     labels = {m.id: m.label or m.id for m in plan.markets}
-    row, chart_rows, series = HEADER_ROW + 2, [], []
+    row, chart_rows, series, ends = HEADER_ROW + 2, [], [], {}
+    billed = actuals.closed_months(months)
     last = len(months) - 1
     for market in actuals.markets():
         sheet.put(row, 1, f"Variance: {labels[market]}", "section", text=True)
@@ -331,6 +332,7 @@ def _variance_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[
             row += 1
             if line_id == TOTAL.id:
                 chart_rows += [at["cum_plan"], at["cum_actual"]]
+                ends[at["cum_actual"]] = FIRST + max(billed, 1) - 1  # the actual line stops at the last bill
                 series += [f"{labels[market]}: plan", f"{labels[market]}: actual"]
         if len(plan.workloads) <= MAX_HOURS_WORKLOADS:
             row = _hours_rows(book, sheet, plan, market, labels[market], months, row)
@@ -353,7 +355,7 @@ def _variance_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[
     if chart_rows:
         sheet.chart = {"kind": "line", "title": "Cumulative spend: plan vs actual", "rows": chart_rows,
                        "labels_row": HEADER_ROW, "first_col": FIRST, "last_col": FIRST + last,
-                       "anchor": f"A{row + 1}", "currency": plan.currency, "series": series}
+                       "anchor": f"A{row + 1}", "currency": plan.currency, "series": series, "ends": ends}
 
 
 def _hours_rows(book: Blueprint, sheet: Sheet, plan: Plan, market: str, label: str, months: list[str],

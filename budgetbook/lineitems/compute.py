@@ -106,7 +106,7 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
         if shows_paying(plan):
             sheet.text_row("Priced on market", lambda m: paying_market(plan, w, m), f"{name}_priced_on")
         per_run = _hours_per_run_rows(sheet, inp, w, key, name)
-        runs = sheet.row("Runs", "runs", st.COUNT, "={runs}", f"{name}_runs",
+        runs = sheet.row("Runs", "runs", inp.count_format(*inp.runs_paths(plan, w)), "={runs}", f"{name}_runs",
                          runs=lambda m: inp.runs(plan, w, m))
         alloc = sheet.row("Allocated GPU-hours (all runs)", "GPU-hours", st.HOURS, "={per_run}*{runs}",
                           f"{name}_alloc", per_run=per_run, runs=runs)

@@ -193,7 +193,8 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
             sheet.row(item.label or item.id, plan.currency, money, "={cost}", line, kind="figure", item=line,
                       cost=inp[key + ("cost",)])
             continue
-        quantity = sheet.row("Quantity", item.unit or "units", st.COUNT, "={quantity}", f"itm_{item.id}_quantity",
+        quantity = sheet.row("Quantity", item.unit or "units", inp.count_format(key + ("quantity",)), "={quantity}",
+                             f"itm_{item.id}_quantity",
                              quantity=inp[key + ("quantity",)])
         price = sheet.row(f"Price per {item.unit or 'unit'}", f"{plan.currency}/{item.unit or 'unit'}",
                           st.money(plan.currency, 2), "={price}", f"itm_{item.id}_unit_price",

@@ -104,7 +104,8 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                      parts=Rows(tuple(roles)))
     sheet.gap()
     sheet.section("Extra engineering days of the market")
-    days = sheet.row("Extra engineering days", "days", st.COUNT, "={days}", "ppl_days", item=LINE.id,
+    days_format = inp.count_format(*(("markets", i, "extra_engineering_days") for i in range(len(plan.markets))))
+    days = sheet.row("Extra engineering days", "days", days_format, "={days}", "ppl_days", item=LINE.id,
                      days=lambda m: "+".join(rate_name(inp, used, "extra_engineering_days")
                                              for used in markets_used(plan, m)))
     day_cost = sheet.row("Cost of one engineering day", f"{plan.currency}/day", money0, "={cost}", "ppl_day_cost",

@@ -122,7 +122,7 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
     hours = sheet.row("GPU-hours per month (tokens / tokens per second / 3600)", "GPU-hours", st.HOURS,
                       "={tokens}/{speed}/k_seconds_per_hour", "svc_gpu_hours", tokens=tokens,
                       speed=inp[("serving", "tokens_per_second_per_gpu")])
-    months = sheet.row("Months served", "months", st.COUNT, "={months}", "svc_months",
+    months = sheet.row("Months served", "months", inp.count_format(("serving", "months")), "={months}", "svc_months",
                        months=inp[("serving", "months")])
     price = sheet.row(f"Price per GPU-hour ({serving.gpu})", f"{plan.currency}/GPU-hour", st.money(plan.currency, 2),
                       "={price}", "svc_price", price=lambda m: inp.price(serving_market(plan, m), serving.gpu))

@@ -109,14 +109,18 @@ def _workload_rows(sheet: CalcSheet, plan: Plan, inp: Inputs, i: int, w: Any) ->
                        "={params}*{bytes}/k_bytes_per_gb", f"{name}_save_gb",
                        params=inp[key + ("params",)], bytes=inp[key + ("bytes_per_param",)])
     if w.checkpoints.saves is not None:
-        saves = sheet.row("Saves per run", "saves", st.COUNT, "={saves}", f"{name}_saves", saves=inp[key + ("saves",)])
+        saves = sheet.row("Saves per run", "saves", inp.count_format(key + ("saves",)), "={saves}", f"{name}_saves",
+                          saves=inp[key + ("saves",)])
     else:
-        saves = sheet.row("Saves per run (steps / save every)", "saves", st.COUNT, "={steps}/{every}",
+        saves = sheet.row("Saves per run (steps / save every)", "saves",
+                          inp.count_format(key + ("steps",), per=key + ("save_every_steps",)), "={steps}/{every}",
                           f"{name}_saves", steps=inp[key + ("steps",)], every=inp[key + ("save_every_steps",)])
-    runs = sheet.row("Runs", "runs", st.COUNT, "={runs}", f"{name}_runs", runs=CellOf(f"cmp_{w.id}_runs"))
+    runs = sheet.row("Runs", "runs", inp.count_format(*inp.runs_paths(plan, w)), "={runs}", f"{name}_runs",
+                     runs=CellOf(f"cmp_{w.id}_runs"))
     volume = sheet.row("Checkpoint volume", "GB", st.VOLUME_GB, "={gb}*{saves}*{runs}", f"{name}_volume",
                        gb=gb, saves=saves, runs=runs)
-    months = sheet.row("Retention", "months", st.COUNT, "={months}", f"{name}_months",
+    months = sheet.row("Retention", "months", inp.count_format(key + ("retention_months",)), "={months}",
+                       f"{name}_months",
                        months=inp[key + ("retention_months",)])
     store_price = sheet.row("Storage price", f"{plan.currency}/GB-month", money3, "={price}", f"{name}_storage_price",
                             price=lambda m: rate_name(inp, paying_market(plan, w, m), "storage_per_gb_month"))

@@ -62,7 +62,7 @@ class CashFlow:
             sheet.put(row, 1, f"{label} (months after the plan's start)", "label")
             sheet.put(row, 2, "months", "unit")
             for n in range(self.months):
-                sheet.put(row, self.col(n), n + first, "constant", st.COUNT)
+                sheet.put(row, self.col(n), n + first, "constant", st.WHOLE)
                 book.name(f"cf_{label.split()[1]}_m{n + 1}", sheet, row, self.col(n), "constant")
         sheet.widths = {1: 46.0, 2: 12.0, START: 9.0, MONTHS: 9.0, TOTAL_COL: 14.0} | {
             self.col(n): 12.0 for n in range(self.months)}

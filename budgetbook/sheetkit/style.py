@@ -86,6 +86,12 @@ BIG = "0.00E+00"
 NUMBER = "#,##0.####"
 WHOLE = "#,##0"            # a count typed whole
 DECIMALS = "#,##0.0#"      # a count with a fraction (0.75 months): never a bare trailing `.`
+
+
+def count_of(values: list[float]) -> str:
+    """A count row's format from the values it can take: WHOLE when all are whole (600 saves, 2 days, not
+    "600.0"), else COUNT (2.25 runs). Chosen when the book is written, as an input's own format is."""
+    return WHOLE if values and all(float(v).is_integer() for v in values) else COUNT
 FRACTION = "#,##0.0###"    # a constant with a fraction (30.4375 days a month)
 # a big count in a readable scale: 7.0 B parameters, 5.0 T tokens (two conditions: Excel's most)
 SCALED = '[>=1000000000000]#,##0.0,,,," T";[>=1000000000]#,##0.0,,," B";#,##0'

@@ -218,8 +218,10 @@ def _line_chart(ws, spec: dict) -> None:
     chart.y_axis.scaling.min = 0  # cumulative spend starts at nothing
     chart.y_axis.delete = False
     chart.x_axis.delete = False
+    ends = spec.get("ends", {})  # row -> its own last column (a line that stops early: actuals to the last bill)
     for row, title in zip(spec["rows"], spec["series"], strict=True):
-        values = Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"], min_row=row, max_row=row)
+        values = Reference(ws, min_col=spec["first_col"], max_col=ends.get(row, spec["last_col"]), min_row=row,
+                           max_row=row)
         series = _titled(Series(values), title, _chart_text)
         series.smooth = False  # straight lines: a smoothed cumulative curve dips after its peak month
         chart.series.append(series)

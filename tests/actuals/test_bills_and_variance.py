@@ -385,3 +385,17 @@ def test_generic_bills_are_keyed_by_invoice_else_market_item_and_month(base, tmp
     again = import_actuals(tmp_path / "a.xlsx", [tmp_path / "fix.csv"], tmp_path / "b.xlsx")
     assert again.replaced == ["generic|invoice|INV-2"]
     assert again.actuals.amount("2026-01", "hyperscaler_commit", "compute") == Decimal("1090.00")
+
+
+def test_the_actual_line_of_the_chart_stops_at_the_last_billed_month(imported):
+    """Two months billed: the cumulative actual runs over those two (D:E), the plan over all six (D:I); an actual
+    line running flat through unbilled months would read as an under-spend."""
+    import re
+    import zipfile
+
+    with zipfile.ZipFile(imported) as z:
+        charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
+    refs = next(re.findall(r"<(?:c:)?f>'Variance'!([^<]*)</(?:c:)?f>", x) for x in charts if "'Variance'!" in x)
+    categories, plan, _, actual = refs
+    assert categories.endswith(":$I$4") and plan.startswith("$D$") and plan.split(":")[1].startswith("$I$")
+    assert actual.startswith("$D$") and actual.split(":")[1].startswith("$E$")

@@ -50,3 +50,24 @@ def test_money_pins_the_symbol_to_a_locale_where_it_leads_and_dashes_zero():
     assert money("EUR", 2) == '[$€-1809]#,##0.00_);([$€-1809]#,##0.00);"-"_)'  # en-IE: €1,234.50
     assert money("CHF") == '"CHF "#,##0_);("CHF "#,##0);"-"_)'  # no symbol: the code, a literal
     assert set(PINNED) >= {"USD", "EUR", "GBP", "JPY"}
+
+
+def _row_format(path, sheet: str, label: str) -> str:
+    import openpyxl
+
+    ws = openpyxl.load_workbook(path)[sheet]
+    row = next(r for r in ws.iter_rows() if r[0].value == label or str(r[0].value).startswith(label + " ("))
+    return row[2].number_format
+
+
+def test_a_count_row_is_whole_where_its_values_are_and_shows_decimals_where_not(tmp_path):
+    """"Saves per run" was `600.0` and the extra engineering days `2.0`: a count whose every value (low, base,
+    high) is whole is written whole; one that can take a fraction keeps two decimals."""
+    book = _book(tmp_path, "pretrain-7b")
+    assert _row_format(book, "Storage & egress", "Saves per run") == "#,##0"
+    assert _row_format(book, "People", "Extra engineering days") == "#,##0"
+    text = resolve("pretrain-7b")[1]
+    assert "save_every_steps: 2000 " in text  # 1,200,000 steps: 600 saves
+    fractional = text.replace("save_every_steps: 2000 ", "save_every_steps: 7000 ")  # 171.43 saves
+    path = write_workbook(plan_from_text(fractional, "pretrain-7b"), fractional, tmp_path / "fraction.xlsx")
+    assert _row_format(path, "Storage & egress", "Saves per run") == "#,##0.0#"
