@@ -17,9 +17,9 @@ The bands, with their evidence (`physics/calibration.py` holds the published run
   below 6 only on a workload of kind `eval` (a forward pass, 2, is not a training run's).
 - an MFU (stated, or implied by `utilization` on `flops` hours) above every published run
   warns; one in their top quarter is a note (`plan_notes`, which `--strict` lets be); so is an
-  MFU taken from the evidence (`plan.evidence`). At `precision: fp8` an MFU above the FP8
-  evidence (DeepSeek-V3, 0.17 of its FP8 peak) is likely one taken from BF16 runs: it halves
-  the hours.
+  MFU taken from the evidence (`plan.evidence`). At `precision: fp8` such an MFU (against the
+  FP8 peak, twice BF16's) is likely one taken from BF16 runs, which halves the hours: the
+  warning says so, beside the FP8 evidence (DeepSeek-V3, 0.17 of its FP8 peak).
 - price per GPU-hour: published H100 rates run $1.80-12 (late 2025, published-runs.md), A100
   and older GPUs less, B200/GB200 more; below $0.10 or above $50 is a unit slip (per node, per
   month, per GPU-second).
@@ -223,13 +223,14 @@ def _evidence(warn, at: str, w: Any) -> bool:
     what = (f"`{key}` {w.utilization.base:g} implies an MFU of {mfu:.3g} (6ND at peak x utilization)"
             if key.endswith("utilization") else f"`{key}` {mfu:g}")
     default = evidence_mfu().num
+    top = published_mfus()[-1]
     if w.precision == "fp8":
         fp8 = [run for run in PUBLISHED_RUNS if run.precision == "fp8"]
         gpu = lookup(w.gpu)
         ratio = bf16 / mfu if mfu else 1.0
         best = max(fp8, key=lambda run: run.mfu)
         best_fp8 = best.mfu * CATALOG[best.gpu].dense_bf16_tflops / (CATALOG[best.gpu].dense_fp8_tflops or 1)
-        if gpu is not None and ratio > 1 and mfu > best_fp8:
+        if gpu is not None and ratio > 1 and bf16 > top:  # at the BF16 peak, more than any run: a BF16 MFU
             fix = (f"`utilization: {w.utilization.base * ratio:.3g}`" if key.endswith("utilization")
                    else f"`mfu: {mfu / ratio:.2g}`")
             warn(key, f"{what} at `precision: fp8` is against the FP8 peak ({ratio:.3g}x the BF16 one), above the "
@@ -237,7 +238,6 @@ def _evidence(warn, at: str, w: Any) -> bool:
                       f"BF16's): an MFU from BF16 runs divides the hours by {ratio:.3g}: did you mean {fix} (that "
                       "MFU against the FP8 peak), or leave the MFU out for the evidence's default?")
             return True
-    top = published_mfus()[-1]
     if bf16 > top:
         warn(key, f"{what} is above every published run ({_published()}; `budgetbook calibrate`): a budget at it "
                   f"comes in low: leave `mfu` and `utilization` out for the evidence's default "
