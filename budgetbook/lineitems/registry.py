@@ -16,7 +16,19 @@ from typing import Any
 
 from ..markets.registry import LINE_ITEMS as KIND_ITEMS
 from ..plan.model import Plan
-from . import base, commitment, compute, contingency, failed_runs, final_run, items, people, serving, storage_egress
+from . import (
+    base,
+    commitment,
+    compute,
+    contingency,
+    failed_runs,
+    final_run,
+    items,
+    people,
+    serving,
+    stages,
+    storage_egress,
+)
 from .base import FRAME_TITLES, TOTAL, GpuHours, Line, LineItem
 
 
@@ -59,6 +71,7 @@ class LineItems(Sequence[LineItem]):
 LINE_ITEMS = LineItems((
     compute.ITEM,
     final_run.ITEM,
+    stages.ITEM,
     failed_runs.ITEM,
     commitment.ITEM,
     storage_egress.ITEM,

@@ -23,6 +23,7 @@ EXACT_MATCH = 0
 PRICE_DIGITS = PRICE_DECIMALS  # the decimals of the Inputs price format (`sheetkit.style.PRICE_DIGITS`, "#,##0.00##")
 # a live label's digits from whole numbers (`sheetkit/price_text.py`): the same in every locale
 CENTS, TEN, WHOLE_DIGITS = 100, 10, 0
+EXPERIMENT_BUDGET = 10_000  # seed 000 counts experiments a budget buys: "you run twelve of them instead of five"
 
 # (defined name, label, value, unit, source)
 CONSTANTS = (
@@ -46,4 +47,6 @@ CONSTANTS = (
     ("k_cents", "Cents per currency unit", CENTS, "", "definition"),
     ("k_ten", "Ten (one decimal digit)", TEN, "", "definition"),
     ("k_whole_digits", "Decimals of a whole number (ROUND's digits)", WHOLE_DIGITS, "digits", "definition"),
+    ("k_experiment_budget", "Budget experiments are counted per", EXPERIMENT_BUDGET, "currency",
+     "seed 000: experiments a budget buys (\"twelve of them instead of five\")"),
 )

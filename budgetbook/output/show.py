@@ -15,6 +15,8 @@ import csv
 from typing import TextIO
 
 from ..lineitems.registry import beside_total_ids
+from ..lineitems.stages import PER_EXPERIMENT, STAGES, per_budget
+from ..lineitems.units import EXPERIMENT_BUDGET
 from ..physics.model import physics_rows
 from ..reference import Breakdown, Figure
 from ..review.check import CheckReport
@@ -86,12 +88,26 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
     line = decision_line(breakdown)
     if line:
         console.print(Text(visible(line)))
+    line = experiments_line(breakdown)
+    if line:
+        console.print(Text(visible(line)))
     render_physics_table(breakdown.source, out)
 
 
 # what a figure beside the total is, so nobody reads it as missing from the total (issue 13)
 BESIDE_NOTES = {"final_run": " (inside Compute)", "serving": " (after training, never added)",
-                "serving_api": " (the same tokens bought, an alternative)"}
+                "serving_api": " (the same tokens bought, an alternative)",
+                **{stage.line.id: " (inside Compute)" for stage in STAGES}}
+
+
+def experiments_line(breakdown: Breakdown) -> str:
+    """"Experiments per 10,000 USD: X 1.3, Y 2.6" (seed 000's count, as Summary has it), where the plan has some."""
+    costs = {f.market: f.value for f in breakdown.figures if f.item == PER_EXPERIMENT.id}
+    if not costs:
+        return ""
+    labels = market_labels(breakdown)
+    shown = ", ".join(f"{labels[m]} {per_budget(cost):,.1f}" for m, cost in costs.items())
+    return f"Experiments per {EXPERIMENT_BUDGET:,} {breakdown.currency}: {shown}"
 
 
 def market_labels(breakdown: Breakdown) -> dict[str, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..lineitems import final_run
+from ..lineitems import final_run, stages
 from ..lineitems.registry import TOTAL, beside_lines, development_lines
 from ..plan.model import Plan
 from ..ranges.ranged import ranged_inputs
@@ -43,6 +43,9 @@ def build_summary(book: Blueprint, plan: Plan) -> None:
             row = sheet.row(line.label, plan.currency, money0, "={line}", f"sum_{line.id}", item=line.id,
                             line=NameOf(line.id))
             final_row = row if line.id == final_run.LINE.id else final_row
+        if f"{stages.PER_BUDGET}_{plan.markets[0].id}" in book.specs:  # seed 000's count, said outright
+            sheet.row(f"Experiments per 10,000 {plan.currency}", "runs", st.COUNT, "={per}",
+                      "sum_experiments_per_budget", per=NameOf(stages.PER_BUDGET))
         sheet.gap()
     if f"{final_run.TOKENS}_{plan.markets[0].id}" in book.specs:
         _per_million_tokens(sheet, plan, total, final_row)
