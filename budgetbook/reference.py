@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .lineitems.phasing import month_count
 from .lineitems.registry import LINE_ITEMS, TOTAL, gpu_hours_bought, lines
 from .lineitems.scenario import MarketView, Resolved
+from .lineitems.serving import serving_figures
 from .physics.model import plan_physics
 from .physics.sanity import plan_notes, plan_sanity
 from .plan.model import Plan
@@ -65,10 +66,14 @@ class Breakdown:
 
     def physics_json(self) -> dict:
         """`workloads` (hours, days, MFU per workload and market), `warnings` and `notes` (what `--strict` lets be:
-        an MFU taken from the evidence, one in the top quarter of published runs), beside `figures`."""
+        an MFU taken from the evidence, one in the top quarter of published runs), beside `figures`; with a
+        `serving` section, `serving` (per market: KV cache, memory, GPUs per replica, throughput, cost per
+        million tokens)."""
+        serving = serving_figures(self.source)
         return {"workloads": [row.as_dict() for row in plan_physics(self.source)],
                 "warnings": [found.as_dict() for found in plan_sanity(self.source)],
-                "notes": [found.as_dict() for found in plan_notes(self.source)]}
+                "notes": [found.as_dict() for found in plan_notes(self.source)]} | (
+                    {"serving": serving} if serving else {})
 
     def frame(self) -> pd.DataFrame:
         import pandas as pd

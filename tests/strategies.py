@@ -145,8 +145,22 @@ def market(draw, mid: str, gpus: set[str]) -> dict:
 def serving_section(draw) -> dict | None:
     if not draw(st.booleans()):
         return None
-    serving = {"gpu": draw(st.sampled_from(GPUS)), "tokens_per_second_per_gpu": draw(value(10, 5000)),
-               "months": draw(value(0, 24))}
+    serving = {"gpu": draw(st.sampled_from(GPUS)), "months": draw(value(0, 24))}
+    if draw(st.integers(0, 3)) == 0:  # serving from physics: the served model's shape bounds the throughput
+        serving["model"] = {"params": draw(value(1e9, 1e11)), "layers": draw(value(8, 120)),
+                            "kv_heads": draw(value(1, 64)), "head_dim": draw(value(64, 256))}
+        if draw(st.booleans()):
+            serving["model"]["bytes_per_value"] = draw(value(0.5, 4))
+            serving["model"]["name"] = draw(st.sampled_from(TEXTS))
+        serving["context_tokens"] = draw(value(512, 131072))
+        serving["concurrent_sequences"] = draw(value(1, 256))
+        for key, lo, hi in (("memory_gb", 16, 256), ("memory_gb_per_s", 500, 8000)):
+            if serving["gpu"] == "TPU_v5" or draw(st.booleans()):  # TPU_v5 is not in the catalog
+                serving[key] = draw(value(lo, hi))
+        if draw(st.booleans()):  # a measured throughput overrides the bound
+            serving["tokens_per_second_per_gpu"] = draw(value(10, 5000))
+    else:
+        serving["tokens_per_second_per_gpu"] = draw(value(10, 5000))
     if draw(st.booleans()):
         serving["tokens_per_month"] = draw(value(0, 1e12))
     else:

@@ -2,12 +2,15 @@
 
 Rule: tokens per month (stated, or requests x tokens per request) / tokens per
 second per GPU / 3600 = GPU-hours per month; x months served x the price per
-GPU-hour of the serving market. Beside it, buying the same tokens from an API:
-tokens x months / one million x the API's price per million tokens.
+GPU-hour of the serving market. The tokens per second per GPU are measured
+(`tokens_per_second_per_gpu`), or bounded from the served model's shape and the
+GPU's memory bandwidth (`model`: `serving_physics.py`). Beside it, buying the same
+tokens from an API: tokens x months / one million x the API's price per million tokens.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 from pydantic import Field, model_validator
@@ -16,14 +19,16 @@ from ..markets.registry import check_serving, gpu_price
 from ..plan.inputs import InputCell, walk
 from ..plan.model import GPU_PATTERN, Plan, Price, Strict
 from ..plan.numbers import Num, num
-from ..plan.rules import one_way
+from ..plan.rules import given, not_given, one_way, when
 from ..sheetkit import style as st
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet
+from . import serving_physics as physics
 from .base import Line, LineItem, Section, rule
 from .markets import serving_market, shows_paying
-from .scenario import MarketView
+from .scenario import MarketView, Resolved
+from .serving_physics import ServedModel
 from .units import SECONDS_PER_HOUR, TOKENS_PER_MILLION
 
 TITLE = "Serving"
@@ -36,9 +41,17 @@ class Serving(Strict):
     tokens_per_month: Annotated[Num, num(0, 1e18, unit="tokens")] | None = None
     requests_per_month: Annotated[Num, num(0, 1e15, unit="requests")] | None = None
     tokens_per_request: Annotated[Num, num(0, 1e7, unit="tokens")] | None = None
-    tokens_per_second_per_gpu: Annotated[Num, num(0, 1e9, gt=True, unit="tokens/s", lowers_cost=True)]
+    tokens_per_second_per_gpu: Annotated[Num, num(0, 1e9, gt=True, unit="tokens/s", lowers_cost=True,
+                                                  description="measured; overrides the decode bound of "
+                                                              "`model`")] | None = None
     months: Annotated[Num, num(0, 600, unit="months")]
     api_price_per_million_tokens: Price | None = None
+    # serving from physics (issue 24): the served model's shape bounds the throughput (`serving_physics`)
+    model: ServedModel | None = None
+    context_tokens: physics.CONTEXT | None = None
+    concurrent_sequences: physics.SEQUENCES | None = None
+    memory_gb: physics.MEMORY | None = None
+    memory_gb_per_s: physics.BANDWIDTH | None = None
     note: str = Field("", max_length=2000)
 
     @model_validator(mode="after")
@@ -48,14 +61,21 @@ class Serving(Strict):
             raise ValueError("give `tokens_per_month`, or `requests_per_month` and `tokens_per_request`")
         if by_requests and (self.requests_per_month is None or self.tokens_per_request is None):
             raise ValueError("give both `requests_per_month` and `tokens_per_request`")
+        physics.check(self)
         return self
 
-    SCHEMA_RULES = one_way(("tokens_per_month",), ("requests_per_month", "tokens_per_request"))
+    SCHEMA_RULES = [*one_way(("tokens_per_month",), ("requests_per_month", "tokens_per_request")),
+                    when(given("model"), {"allOf": [given("context_tokens"), given("concurrent_sequences")]},
+                         {"allOf": [given("tokens_per_second_per_gpu"),
+                                    not_given(*physics.PHYSICS_KEYS)]})]
 
 
 def input_cells(plan: Plan) -> list[InputCell]:
     serving = SECTION.of(plan)
-    return [] if serving is None else list(walk(serving, ("serving",), (SECTION.input_prefix.rstrip("_"),), "serving"))
+    if serving is None:
+        return []
+    return physics.catalog_cells(serving) + list(walk(serving, ("serving",), (SECTION.input_prefix.rstrip("_"),),
+                                                      "serving"))
 
 
 def validate(plan: Plan) -> None:
@@ -92,12 +112,52 @@ def reference(view: MarketView) -> dict[str, float]:
     if serving is None:
         return {}
     tokens = tokens_per_month(serving)
-    gpu_hours_per_month = tokens / serving.tokens_per_second_per_gpu / SECONDS_PER_HOUR
+    gpu_hours_per_month = tokens / physics.tokens_per_second_per_gpu(serving) / SECONDS_PER_HOUR
     price = gpu_price(serving_market(view.plan, view.market), serving.gpu)
     out = {OWN.id: gpu_hours_per_month * serving.months * price}
     if serving.api_price_per_million_tokens is not None:
         out[API.id] = tokens * serving.months / TOKENS_PER_MILLION * serving.api_price_per_million_tokens
     return out
+
+
+# the physical figures of serving, per market: (json key, defined-name stem, what it is); `check` holds the
+# Serving sheet's rows to them and `show` prints them (`physics.model.physics_rows`)
+PRINTED = (
+    ("kv_bytes_per_token", "svc_kv_bytes", "KV-cache bytes per token"),
+    ("memory_per_replica_gb", "svc_memory_gb", "memory per replica, GB"),
+    ("gpus_per_replica", "svc_gpus_per_replica", "GPUs per replica"),
+    ("decode_tokens_per_second_per_gpu", "svc_decode", "decode bound, tokens/s per GPU"),
+    ("tokens_per_second_per_gpu", "svc_speed", "tokens/s per GPU"),
+    ("gpu_hours_per_month", "svc_gpu_hours", "GPU-hours per month"),
+    ("cost_per_million_tokens", "svc_per_million", "cost per million tokens"),
+)
+
+
+def serving_figures(plan: Plan, scenario: str = "base") -> list[dict[str, Any]]:
+    """Per market, serving's physics (`serving_physics`) and its GPU-hours per month and cost per million
+    tokens, in a plan scenario; none without a `serving` section."""
+    if SECTION.of(plan) is None:
+        return []
+    resolved = Resolved(plan, scenario)
+    serving = resolved.serving
+    found = physics.serving_physics(serving)
+    speed = physics.tokens_per_second_per_gpu(serving)
+    rows = []
+    for market in resolved.markets:
+        price = gpu_price(serving_market(resolved, market), serving.gpu)
+        rows.append({"market": market.id, **(found.as_dict() if found is not None else {}),
+                     "tokens_per_second_per_gpu": speed,
+                     "gpu_hours_per_month": tokens_per_month(serving) / speed / SECONDS_PER_HOUR,
+                     "cost_per_million_tokens": physics.cost_per_million_tokens(speed, price)})
+    return rows
+
+
+def physics_rows(plan: Plan, scenario: str = "base") -> Iterator[tuple[str, str, str, str, float]]:
+    """(name, json key, market, label, value) of each Serving-sheet figure `check` holds to the reference."""
+    for row in serving_figures(plan, scenario):
+        for key, stem, what in PRINTED:
+            if key in row:
+                yield f"{stem}_{row['market']}", key, row["market"], f"Serving: {what}", float(row[key])
 
 
 # --- the sheet ----------------------------------------------------------------------------
@@ -119,13 +179,16 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
         tokens = sheet.row("Tokens per month (requests x tokens per request)", "tokens", st.SCALED,
                            "={requests}*{per_request}", "svc_tokens", requests=inp[("serving", "requests_per_month")],
                            per_request=inp[("serving", "tokens_per_request")])
+    speed = physics.physics_rows(sheet, inp, serving)
     hours = sheet.row("GPU-hours per month (tokens / tokens per second / 3600)", "GPU-hours", st.HOURS,
-                      "={tokens}/{speed}/k_seconds_per_hour", "svc_gpu_hours", tokens=tokens,
-                      speed=inp[("serving", "tokens_per_second_per_gpu")])
+                      "={tokens}/{speed}/k_seconds_per_hour", "svc_gpu_hours", tokens=tokens, speed=speed)
     months = sheet.row("Months served", "months", inp.count_format(("serving", "months")), "={months}", "svc_months",
                        months=inp[("serving", "months")])
     price = sheet.row(f"Price per GPU-hour ({serving.gpu})", f"{plan.currency}/GPU-hour", st.money(plan.currency, 2),
                       "={price}", "svc_price", price=lambda m: inp.price(serving_market(plan, m), serving.gpu))
+    sheet.row("Cost per million tokens (price / (tokens per second x 3600) x 1e6)", f"{plan.currency}/M tokens",
+              st.money(plan.currency, 2), "={price}/({speed}*k_seconds_per_hour)*k_tokens_per_million",
+              "svc_per_million", price=price, speed=speed)
     sheet.row("Serving (own GPUs)", plan.currency, money0, "={hours}*{months}*{price}", OWN.id, kind="figure",
               item=OWN.id, hours=hours, months=months, price=price)
     if serving.api_price_per_million_tokens is not None:

@@ -16,6 +16,7 @@ HOURS_PER_DAY = 24
 FLOP_PER_TFLOP = 1e12
 BYTES_PER_GB = 1e9
 TOKENS_PER_MILLION = 1e6
+KV_TENSORS = 2  # a key and a value per layer, per KV head
 NONE = 0
 HOURS_PER_MONTH = HOURS_PER_DAY * DAYS_PER_MONTH
 CHECK_TOLERANCE = 1e-9
@@ -32,6 +33,8 @@ CONSTANTS = (
     ("k_flop_per_tflop", "FLOP per TFLOP", FLOP_PER_TFLOP, "FLOP", "SI prefix tera = 1e12"),
     ("k_bytes_per_gb", "Bytes per GB", BYTES_PER_GB, "bytes", "decimal gigabyte, SI giga = 1e9"),
     ("k_tokens_per_million", "Tokens per million", TOKENS_PER_MILLION, "tokens", "definition"),
+    ("k_kv_tensors", "KV-cache tensors per layer (a key and a value)", KV_TENSORS, "tensors",
+     "attention caches one key and one value per KV head per token"),
     ("k_days_per_month", "Days per month (average)", DAYS_PER_MONTH, "days", "365.25 days / 12"),
     ("k_hours_per_month", "Hours per month (average)", HOURS_PER_MONTH, "hours", "24 x 365.25 / 12"),
     ("k_setup_months", "Months at the plan's start that take set-up costs", SETUP_MONTHS, "months",

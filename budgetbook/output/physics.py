@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from ..lineitems.serving import serving_figures
 from ..physics.model import WorkloadPhysics, plan_physics
 from ..physics.sanity import plan_notes
 from ..plan.model import Plan
@@ -50,6 +51,31 @@ def render_physics_table(plan: Plan, out: TextIO) -> None:
     console(out, 140).print(table)
     for note in plan_notes(plan):  # what --strict lets be: the evidence's default MFU, a top-quarter one
         console(out, 140).print(Text(visible(f"Note: {note.message}")))
+    render_serving_table(plan, out)
+
+
+def render_serving_table(plan: Plan, out: TextIO) -> None:
+    """Serving's physics per market (`lineitems.serving.serving_figures`), where the plan serves a model."""
+    from rich.table import Table
+    from rich.text import Text
+
+    rows = serving_figures(plan)
+    if not rows:
+        return
+    table = Table(title="Serving (base case): KV cache, memory, throughput, cost per million tokens",
+                  title_justify="left")
+    columns = (("Market", "market", None), ("KV bytes/token", "kv_bytes_per_token", ",.0f"),
+               ("Memory/replica GB", "memory_per_replica_gb", ",.2f"), ("GPUs/replica", "gpus_per_replica", ",.0f"),
+               ("Decode bound tok/s/GPU", "decode_tokens_per_second_per_gpu", ",.0f"),
+               ("Tok/s/GPU", "tokens_per_second_per_gpu", ",.0f"), ("GPU-h/month", "gpu_hours_per_month", ",.0f"),
+               ("Per M tokens", "cost_per_million_tokens", ",.4f"))
+    for title, _key, fmt in columns:
+        table.add_column(title, justify="left" if fmt is None else "right", no_wrap=fmt is not None,
+                         overflow="fold" if fmt is None else "ellipsis")
+    for row in rows:
+        table.add_row(Text(visible(row["market"])), *("" if key not in row else format(row[key], fmt)
+                                                      for _title, key, fmt in columns[1:]))
+    console(out, 140).print(table)
 
 
 def render_gpus(rows: list[dict[str, Any]], fmt: str = "table", out: TextIO | None = None) -> None:
@@ -61,13 +87,14 @@ def render_gpus(rows: list[dict[str, Any]], fmt: str = "table", out: TextIO | No
         return
 
     table = Table(title="GPU catalog: dense peaks (no 2:4 sparsity)", title_justify="left")
-    for column in ("id", "name", "BF16 TFLOP/s", "FP8 TFLOP/s", "memory GB", "aliases", "source", "as of"):
+    for column in ("id", "name", "BF16 TFLOP/s", "FP8 TFLOP/s", "memory GB", "HBM GB/s", "aliases", "source", "as of"):
         table.add_column(column, justify="right" if "TFLOP" in column or "GB" in column else "left",
                          no_wrap=column in ("id", "as of"))
     for g in rows:
         table.add_row(*map(visible, (g["id"], g["name"])), f"{g['dense_bf16_tflops']:,.1f}",
                       "-" if g["dense_fp8_tflops"] is None else f"{g['dense_fp8_tflops']:,.1f}",
-                      f"{g['memory_gb']:g}", *map(visible, (", ".join(g["aliases"]), g["source"], g["as_of"])))
+                      f"{g['memory_gb']:g}", f"{g['memory_gb_per_s']:,.0f}",
+                      *map(visible, (", ".join(g["aliases"]), g["source"], g["as_of"])))
     console(out, 160).print(table)
 
 

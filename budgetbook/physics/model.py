@@ -27,6 +27,7 @@ from typing import Any
 from ..lineitems.compute import hours_per_run
 from ..lineitems.markets import runs_on
 from ..lineitems.scenario import Resolved
+from ..lineitems.serving import physics_rows as serving_rows
 from ..lineitems.units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
 from ..plan.catalog import lookup
 from ..plan.model import Plan
@@ -154,3 +155,4 @@ def physics_rows(plan: Plan, scenario: str = "base") -> Iterator[tuple[str, str,
             if value is not None:
                 yield (f"cmp_{row.workload}_{suffix}_{row.market}", key, row.market,
                        f"{labels[row.workload]}: {what}", float(value))
+    yield from serving_rows(plan, scenario)  # the Serving sheet's physics: KV cache, memory, throughput

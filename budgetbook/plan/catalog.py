@@ -11,7 +11,7 @@ names people write (`H100`, `A100-80GB`, `gaudi3`), case and `-`/`_`/space aside
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,9 @@ class Gpu:
     memory_gb: float = 0.0
     aliases: tuple[str, ...] = ()
     as_of: str = "2026-11-30"
+    # HBM bandwidth (decimal GB/s): what bounds decoding when serving (`lineitems/serving_physics.py`)
+    memory_gb_per_s: float = 0.0
+    bandwidth_source: str = ""
 
     def peak(self, precision: str) -> float | None:
         """Dense peak TFLOP/s at `bf16` or `fp8`; None where the GPU has no FP8."""
@@ -75,6 +78,31 @@ CATALOG: dict[str, Gpu] = {
             ("Gaudi_3", "HL_325L"), "2026-12-01"),
     )
 }
+
+# HBM bandwidth per GPU, decimal GB/s (1 TB/s = 1,000 GB/s): each vendor's published datasheet figure,
+# entered 2026-12-02 (each entry names its datasheet)
+BANDWIDTH_AS_OF = "2026-12-02"
+BANDWIDTH: dict[str, tuple[float, str]] = {
+    "A100": (2039.0, "NVIDIA A100 datasheet: 80GB SXM, HBM2e 2,039 GB/s"),
+    "A100_40GB": (1555.0, "NVIDIA A100 datasheet: 40GB SXM, HBM2 1,555 GB/s"),
+    "H100_SXM": (3350.0, "NVIDIA H100 datasheet: SXM, HBM3 3.35 TB/s"),
+    "H100_PCIE": (2000.0, "NVIDIA H100 datasheet: PCIe, HBM2e 2 TB/s"),
+    "H100_NVL": (3900.0, "NVIDIA H100 datasheet: NVL, HBM3 3.9 TB/s"),
+    "H800": (3350.0, "NVIDIA H800 SXM: the H100 SXM's HBM3, 3.35 TB/s"),
+    "H200": (4800.0, "NVIDIA H200 datasheet: HBM3e 4.8 TB/s"),
+    "B200": (8000.0, "NVIDIA HGX B200 datasheet: HBM3e 8 TB/s per GPU"),
+    "GB200": (8000.0, "NVIDIA GB200 NVL72 datasheet: 576 TB/s HBM3e per 72 GPUs"),
+    "L40S": (864.0, "NVIDIA L40S datasheet: GDDR6 864 GB/s"),
+    "V100": (900.0, "NVIDIA V100 datasheet: SXM2, HBM2 900 GB/s"),
+    "MI250X": (3276.8, "AMD Instinct MI250X datasheet: HBM2e 3.2768 TB/s"),
+    "MI300X": (5300.0, "AMD Instinct MI300X datasheet: HBM3 5.3 TB/s"),
+    "MI325X": (6000.0, "AMD Instinct MI325X datasheet: HBM3E 6 TB/s"),
+    "TPU_v5p": (2765.0, "Google Cloud TPU v5p documentation: 2,765 GB/s HBM per chip"),
+    "Gaudi3": (3700.0, "Intel Gaudi 3 white paper: HBM2e 3.7 TB/s"),
+}
+CATALOG = {gpu_id: replace(gpu, memory_gb_per_s=BANDWIDTH[gpu_id][0],
+                           bandwidth_source=f"{BANDWIDTH[gpu_id][1]} (entered {BANDWIDTH_AS_OF})")
+           for gpu_id, gpu in CATALOG.items()}
 
 MFU_WARNING = 0.6
 

@@ -43,11 +43,20 @@ TITLES: dict[str, str] = {
     "tokens_per_request": "Tokens per request",
     "tokens_per_second_per_gpu": "Tokens per second per GPU",
     "api_price_per_million_tokens": "API price per million tokens (build vs buy)",
+    "layers": "Layers",
+    "kv_heads": "Key-value heads",
+    "head_dim": "Head dimension",
+    "bytes_per_value": "Bytes per value (weights and KV cache)",
+    "context_tokens": "Context length per sequence",
+    "concurrent_sequences": "Sequences decoded at once per replica",
+    "memory_gb": "GPU memory",
+    "memory_gb_per_s": "GPU memory bandwidth (HBM)",
     "start": "Start (months after the plan's start)",
     "months": "Months",
 }
 # a parent field that changes a title: checkpoints.params is the saved model, flops.params the trained one
 NESTED = {("flops", "params"): "Parameters trained", ("checkpoints", "params"): "Parameters saved per checkpoint",
+          ("model", "params"): "Parameters of the served model",
           ("cluster", "gpus"): "Cluster GPUs", ("cluster", "days"): "Cluster days"}
 
 

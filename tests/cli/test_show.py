@@ -65,8 +65,13 @@ def test_csv_has_one_row_per_figure_and_agrees_with_json(template, capsys):
     # then the physical figures: each a key of the JSON's `workloads`, named as on the Compute sheet
     from budgetbook.physics.model import PRINTED
 
+    from budgetbook.lineitems.serving import PRINTED as SERVING
+
     expected = [(f"cmp_{w['workload']}_{suffix}_{w['market']}", key, w[key]) for w in data["workloads"]
                 for key, suffix, _ in PRINTED if w[key] is not None]
+    # and serving's (a key of the JSON's `serving`, named as on the Serving sheet)
+    expected += [(f"{stem}_{s['market']}", key, s[key]) for s in data.get("serving", [])
+                 for key, stem, _ in SERVING if key in s]
     assert [(r["name"], r["item"], float(r["value"])) for r in physics] == expected
     assert "allocated_gpu_hours" in {r["item"] for r in physics}
 
