@@ -192,6 +192,7 @@ def physics_rows(sheet: CalcSheet, inp: Inputs, serving: Any) -> int:
                       bandwidth=inp[("serving", "memory_gb_per_s")], memory=memory)
     if serving.tokens_per_second_per_gpu is not None:
         return sheet.row("Tokens per second per GPU (measured: overrides the bound)", "tokens/s",
-                         inp.count_format(("serving", "tokens_per_second_per_gpu")), "={speed}", "svc_speed", speed=inp[("serving", "tokens_per_second_per_gpu")])
+                         inp.count_format(("serving", "tokens_per_second_per_gpu")), "={speed}", "svc_speed",
+                         speed=inp[("serving", "tokens_per_second_per_gpu")])
     return sheet.row("Tokens per second per GPU (the decode bound)", "tokens/s", st.COUNT, "={bound}", "svc_speed",
                      bound=bound)

@@ -63,9 +63,8 @@ def test_csv_has_one_row_per_figure_and_agrees_with_json(template, capsys):
         assert float(row["value"]) == figure["value"]
         assert row["low"] == ("" if "low" not in figure else repr(figure["low"]))
     # then the physical figures: each a key of the JSON's `workloads`, named as on the Compute sheet
-    from budgetbook.physics.model import PRINTED
-
     from budgetbook.lineitems.serving import PRINTED as SERVING
+    from budgetbook.physics.model import PRINTED
 
     expected = [(f"cmp_{w['workload']}_{suffix}_{w['market']}", key, w[key]) for w in data["workloads"]
                 for key, suffix, _ in PRINTED if w[key] is not None]
