@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .ledger.variance import VarianceReport
     from .plan.model import Plan
     from .planning.fit import Fit
+    from .planning.options import Options
     from .ranges.sensitivity import Sensitivity
     from .ranges.simulate import Simulation
     from .reference import Breakdown, MonthlyBreakdown
@@ -50,6 +51,7 @@ __all__ = [
     "gpu_catalog",
     "import_actuals",
     "init_plan",
+    "options",
     "list_templates",
     "plan_schema",
     "sensitivity",
@@ -314,3 +316,11 @@ def fit_plan(spec: str | Path | None, budget: float, solve: str, *, workload: st
         plan_from_text(solved, f"{out} (solved plan)")  # what we write must load
         write_text_atomic(out, solved, protect=inputs)
     return result
+
+
+def options(spec: str | Path | None = None) -> Options:
+    """The plan's serving volume met each way: an API, or the plan's own model on each market (`planning.options`)."""
+    from .planfile.loader import load_plan
+    from .planning.options import options as options_of
+
+    return options_of(load_plan(spec))

@@ -322,6 +322,23 @@ def fit(
         wrote(output, err=True)
 
 
+class OptionsFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+@app.command()
+def options(
+    plan: PlanArgument = None,
+    format: Annotated[OptionsFormat, typer.Option("--format", "-f", help="Output format.")] = OptionsFormat.table,
+):
+    """Build or buy: an API against the plan's own model on each market, with the break-even volume."""
+    from .output.options import render_options  # heavy (reference model, rich): off the startup path
+
+    render_options(api.options(plan), format.value)
+
+
 # ---------------------------------------------------------------- ranges: sensitivity and simulation
 
 class RangeDistribution(str, Enum):
