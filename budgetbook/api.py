@@ -146,6 +146,18 @@ def plan_schema() -> dict[str, Any]:
     return schema()
 
 
+def output_schema(command: str) -> dict[str, Any]:
+    """The closed JSON Schema of `command`'s `--format json` (`output.schemas`); a `UsageError` for another."""
+    from .errors import UsageError
+    from .output.schemas import COMMANDS, report
+    from .plan.model import suggest
+
+    if command not in COMMANDS:
+        raise UsageError(f"no JSON output schema for `{command}`{suggest(command, COMMANDS)} (one of: "
+                         f"{', '.join(COMMANDS)})")
+    return report(command)
+
+
 def generate_workbook(spec: str | Path | None = None, out: PathLike | None = None, *,
                       force: bool = False, password: str | None = None, strict: bool = False) -> Path:
     """Write the plan's workbook to `out` (default: <plan name>.xlsx) and return its path.

@@ -103,10 +103,13 @@ def show(
 
 
 @app.command()
-def schema():
-    """Print the plan's JSON Schema (for editors: `budgetbook schema > plan.schema.json`)."""
+def schema(
+    output: Annotated[str | None, typer.Option(
+        "--output", metavar="COMMAND", help="Print the JSON Schema of COMMAND's --format json instead.")] = None,
+):
+    """Print the plan's JSON Schema (for editors: `budgetbook schema > plan.schema.json`), or a command's."""
 
-    write_json(api.plan_schema())
+    write_json(api.plan_schema() if output is None else api.output_schema(output))
 
 
 @app.command()
@@ -252,7 +255,7 @@ def variance(
     from .output.actuals import render_variance  # heavy (reference model, rich): off the startup path
 
     report = api.book_variance(book)
-    render_variance(report, format.value, threshold)
+    render_variance(report, format.value, threshold, workbook=str(book))
     over = report.over(threshold)
     for found in over:
         warning(f"over budget: {found.market} {found.label} {found.totals()['variance_pct'] * 100:+,.1f} % of its "

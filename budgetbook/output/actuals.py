@@ -21,7 +21,8 @@ from ..actuals.api import ImportResult
 from ..ledger.variance import VarianceReport
 from .emit import console as guarded_console
 from .emit import line as print_line
-from .emit import stdout, warning, write_json, wrote
+from .emit import stdout, warning, wrote
+from .envelope import write_report
 from .plaintext import visible
 from .show import FORMULA_STARTS
 
@@ -33,17 +34,19 @@ def render_import(result: ImportResult, fmt: str) -> None:
     for found in result.warnings:
         warning(found)
     if fmt == "json":
-        write_json(result.as_json())
+        write_report("actuals", result.as_json(), currency=result.actuals.currency)
         return
     for summary in result.summary():
         print_line(visible(summary))
     wrote(result.written)
 
 
-def render_variance(report: VarianceReport, fmt: str, threshold: float, out: TextIO | None = None) -> None:
-    """`variance` in `fmt` (table, json, csv, markdown) on `out` (default: standard output)."""
+def render_variance(report: VarianceReport, fmt: str, threshold: float, out: TextIO | None = None, *,
+                    workbook: str | None = None) -> None:
+    """`variance` of `workbook` in `fmt` (table, json, csv, markdown) on `out` (default: standard output)."""
     {"table": _table, "csv": _csv, "markdown": _markdown,
-     "json": lambda r, t, o: write_json(r.as_json(t), o)}[fmt](report, threshold, stdout(out))
+     "json": lambda r, t, o: write_report("variance", r.as_json(t), o, workbook=workbook)}[fmt](
+        report, threshold, stdout(out))
 
 
 def _safe(text: str) -> str:

@@ -15,7 +15,8 @@ from ..plan.numbers import Num
 from ..review.diff import BudgetDiff, FigureChange
 from ..review.sides import Side, Unreadable
 from .emit import console as guarded_console
-from .emit import stdout, text, warning, write_json
+from .emit import stdout, text, warning
+from .envelope import write_report
 from .plaintext import visible
 from .show import money
 
@@ -64,7 +65,8 @@ def _setting(value: object) -> str:
 def render_diff(result: BudgetDiff, fmt: str, out: TextIO | None = None) -> None:
     """`diff` in `fmt` (table, json, markdown) on `out` (default: standard output)."""
     {"table": render_table, "markdown": render_markdown,
-     "json": lambda r, o: write_json(r.as_json(), o, default=str)}[fmt](result, stdout(out))
+     "json": lambda r, o: write_report("diff", r.as_json(), o, default=str, plan=r.new.plan.name,
+                                        currency=r.new.plan.currency)}[fmt](result, stdout(out))
 
 
 # ---------------------------------------------------------------- the terminal table

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TextIO
 
 from ..planning.fit import Fit
-from .emit import console, stdout, write_json
+from .emit import console, stdout
+from .envelope import write_report
 from .plaintext import visible
 from .show import money
 
@@ -18,7 +19,7 @@ def render_fit(result: Fit, fmt: str, out: TextIO | None = None) -> None:
     """`fit` in `fmt` (table or json) on `out` (default: standard output), behind the guard."""
     out = stdout(out)
     if fmt == "json":
-        write_json(result.as_json(), out)
+        write_report("fit", result.as_json(), out)
         return
     from rich.table import Table
     from rich.text import Text

@@ -13,7 +13,8 @@ import csv
 from typing import TextIO
 
 from ..reference import MonthlyBreakdown
-from .emit import console, stdout, write_json
+from .emit import console, stdout
+from .envelope import write_report
 from .plaintext import visible
 from .show import FORMULA_STARTS, money
 
@@ -23,7 +24,7 @@ CUMULATIVE = ("cumulative", "Cumulative spend")
 def render_months(monthly: MonthlyBreakdown, fmt: str, out: TextIO | None = None) -> None:
     """`show --by month` in `fmt` (table, json, csv, markdown) on `out` (default: standard output)."""
     {"table": _table, "csv": _csv, "markdown": _markdown,
-     "json": lambda m, o: write_json(m.as_json(), o)}[fmt](monthly, stdout(out))
+     "json": lambda m, o: write_report("show", m.as_json(), o)}[fmt](monthly, stdout(out))
 
 
 def _rows(monthly: MonthlyBreakdown):

@@ -13,7 +13,8 @@ from ..lineitems.serving import serving_figures
 from ..physics.model import WorkloadPhysics, plan_physics
 from ..physics.sanity import plan_notes
 from ..plan.model import Plan
-from .emit import console, write_json
+from .emit import console
+from .envelope import write_report
 from .plaintext import visible
 
 
@@ -83,7 +84,7 @@ def render_gpus(rows: list[dict[str, Any]], fmt: str = "table", out: TextIO | No
     from rich.table import Table
 
     if fmt == "json":
-        write_json({"gpus": rows}, out)
+        write_report("gpus", {"gpus": rows}, out)
         return
 
     table = Table(title="GPU catalog: dense peaks (no 2:4 sparsity)", title_justify="left")
@@ -104,7 +105,7 @@ def render_calibration(report: dict[str, Any], fmt: str = "table", out: TextIO |
     from rich.text import Text
 
     if fmt == "json":
-        write_json(report, out)
+        write_report("calibrate", report, out)
         return
     shown = console(out, 120)
     ev = report["evidence"]

@@ -11,7 +11,8 @@ from typing import TextIO
 
 from ..ranges.sensitivity import Sensitivity
 from ..ranges.simulate import Simulation
-from .emit import console, stdout, write_json
+from .emit import console, stdout
+from .envelope import write_report
 from .plaintext import visible
 from .show import FORMULA_STARTS, money
 
@@ -28,7 +29,7 @@ def render_sensitivity(result: Sensitivity, fmt: str, out: TextIO | None = None)
     """`sensitivity` in `fmt` (table, json, csv, markdown) on `out` (default: standard output)."""
     out = stdout(out)
     if fmt == "json":
-        write_json(result.as_json(), out)
+        write_report("sensitivity", result.as_json(), out)
         return
     rows = [(visible(s.input), visible(s.name), s.label, s.low, s.high, s.low_total, s.high_total, s.swing)
             for s in result.inputs]
@@ -65,7 +66,7 @@ def render_simulation(result: Simulation, fmt: str, out: TextIO | None = None) -
     """`simulate` in `fmt` (table, json, csv, markdown) on `out` (default: standard output)."""
     out = stdout(out)
     if fmt == "json":
-        write_json(result.as_json(), out)
+        write_report("simulate", result.as_json(), out)
         return
     markets = list(result.markets)
     if fmt in ("csv", "markdown"):

@@ -21,7 +21,8 @@ from ..physics.model import physics_rows
 from ..reference import Breakdown, Figure
 from ..review.check import CheckReport
 from .emit import console as guarded_console
-from .emit import stdout, write_json
+from .emit import stdout
+from .envelope import write_report
 from .physics import render_physics_table
 from .plaintext import visible
 
@@ -48,7 +49,7 @@ def money_range(figure: Figure, currency: str) -> str:
 def render(breakdown: Breakdown, fmt: str, out: TextIO | None = None) -> None:
     """`show` in `fmt` (table, json, csv, markdown) on `out` (default: standard output), behind the guard."""
     {"table": render_table, "csv": render_csv, "markdown": render_markdown,
-     "json": lambda b, o: write_json(b.as_json(), o)}[fmt](breakdown, stdout(out))
+     "json": lambda b, o: write_report("show", b.as_json(), o)}[fmt](breakdown, stdout(out))
 
 
 def render_table(breakdown: Breakdown, out: TextIO) -> None:
@@ -181,7 +182,7 @@ def render_check(report: CheckReport, fmt: str = "table", out: TextIO | None = N
     from rich.text import Text
 
     if fmt == "json":
-        write_json(report.as_json(), out, default=str)
+        write_report("check", report.as_json(), out, default=str, plan=report.plan, currency=report.currency)
         return
     console = guarded_console(out)
     status = Text("OK", style="bold green") if report.ok else Text("ERRORS FOUND", style="bold red")

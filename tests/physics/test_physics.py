@@ -107,7 +107,7 @@ def test_show_json_adds_workloads_and_warnings_beside_unchanged_figures(capsys):
     code, out, err = run(capsys, "show", "deepseek-v3", "--format", "json")
     data = json.loads(out)
     assert (code, err) == (0, "")
-    assert list(data)[:4] == ["plan", "currency", "markets", "figures"] and data["warnings"] == []
+    assert list(data)[:6] == ["command", "version", "plan", "currency", "markets", "figures"] and data["warnings"] == []
     final = next(w for w in data["workloads"] if w["workload"] == "final_run")
     assert final["allocated_gpu_hours"] == 2_788_000
     assert final["mfu"] == pytest.approx(6 * 37e9 * 14.8e12 / (2_788_000 * 3600 * 1979e12))  # FP8 peak

@@ -164,7 +164,7 @@ def lo(books, edited, work) -> dict[str, Path]:
 def test_untouched_is_ok_with_design_json_shape(capsys, books, template):
     code, data = check_json(capsys, books[template])
     assert code == 0
-    assert set(data) == {"ok", "workbook", "findings", "figures"}
+    assert set(data) == {"command", "version", "plan", "currency", "ok", "workbook", "findings", "figures"}
     assert data["ok"] is True and data["workbook"] == str(books[template])
     assert data["findings"] == []
     shown = json.loads(run_cached(capsys, "show", template, "--format", "json")[1])
