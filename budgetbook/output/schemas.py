@@ -50,6 +50,7 @@ FINDING = {"kind": STRING, "severity": {"enum": ["error", "warning", "info"]}, "
            "cell": nullable(STRING), "name": nullable(STRING), "message": STRING}
 # what a cell held and what was expected: a number, a text, a formula, a range's [low, base, high], ...
 FINDING_VALUES = {"expected": ANY, "actual": ANY}
+SANITY = obj({"key": STRING, "message": STRING})  # a plan's warning or note
 UNMAPPED = array(obj({"what": STRING, "amount": NUMBER, "rows": INTEGER}))
 
 # --- show: the figures, or (`--by month`) the months ------------------------------------------
@@ -65,8 +66,9 @@ SHOW = {
                      "allocated_gpu_hours_per_run": NUMBER, "ideal_gpu_hours": nullable(NUMBER),
                      "allocated_gpu_hours": NUMBER, "utilization": nullable(NUMBER), "mfu": nullable(NUMBER),
                      "mfu_source": nullable(STRING), "gpus": nullable(NUMBER), "days_per_run": nullable(NUMBER),
-                     "deadline_days": nullable(NUMBER), "gpus_for_deadline": nullable(NUMBER)})),
-                 "warnings": array(obj({"key": STRING, "message": STRING}))},
+                     "deadline_days": nullable(NUMBER), "gpus_for_deadline": nullable(NUMBER),
+                     "mfu_note": nullable(STRING)})),
+                 "warnings": array(SANITY), "notes": array(SANITY)},
     "optional": {"workbook": STRING},
 }
 SHOW_MONTHS = {
@@ -137,11 +139,13 @@ GPUS = {
 }
 CALIBRATE = {
     "required": {"plan": STRING,
-                 "evidence": obj({"runs": INTEGER, "mfu_min": NUMBER, "mfu_median": NUMBER, "mfu_max": NUMBER}),
+                 "evidence": obj({"runs": INTEGER, "mfu_min": NUMBER, "mfu_median": NUMBER, "mfu_max": NUMBER,
+                                  "mfu_p10": NUMBER, "mfu_p90": NUMBER}),
                  "workloads": array(obj({"workload": STRING, "gpu": STRING, "precision": STRING,
                                          "mfu": nullable(NUMBER), "mfu_bf16": nullable(NUMBER),
                                          "mfu_source": nullable(STRING), "utilization": nullable(NUMBER),
-                                         "percentile": nullable(NUMBER), "verdict": STRING})),
+                                         "percentile": nullable(NUMBER), "verdict": STRING,
+                                         "without": nullable(STRING), "mfu_note": nullable(STRING)})),
                  "published_runs": array(obj({"id": STRING, "model": STRING, "params": NUMBER,
                                               "active_params": NUMBER, "tokens": NUMBER, "gpu": STRING,
                                               "precision": STRING, "gpu_hours": NUMBER,
