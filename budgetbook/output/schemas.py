@@ -69,7 +69,13 @@ SHOW = {
                      "deadline_days": nullable(NUMBER), "gpus_for_deadline": nullable(NUMBER),
                      "mfu_note": nullable(STRING)})),
                  "warnings": array(SANITY), "notes": array(SANITY)},
-    "optional": {"workbook": STRING},
+    # with a `serving` section: per market, its physics (those of a served model only with one) and price
+    "optional": {"workbook": STRING,
+                 "serving": array(obj({"market": STRING, "tokens_per_second_per_gpu": NUMBER,
+                                       "gpu_hours_per_month": NUMBER, "cost_per_million_tokens": NUMBER},
+                                      {"kv_bytes_per_token": NUMBER, "weights_gb": NUMBER, "kv_cache_gb": NUMBER,
+                                       "memory_per_replica_gb": NUMBER, "gpus_per_replica": INTEGER,
+                                       "decode_tokens_per_second_per_gpu": NUMBER}))},
 }
 SHOW_MONTHS = {
     "required": {"plan": STRING, "currency": STRING, "markets": array(STRING), "months": array(STRING),
@@ -135,7 +141,8 @@ VARIANCE = {
 GPUS = {
     "required": {"gpus": array(obj({"id": STRING, "name": STRING, "dense_bf16_tflops": NUMBER,
                                     "dense_fp8_tflops": nullable(NUMBER), "memory_gb": NUMBER,
-                                    "aliases": array(STRING), "source": STRING, "as_of": STRING}))},
+                                    "aliases": array(STRING), "source": STRING, "as_of": STRING,
+                                    "memory_gb_per_s": NUMBER, "bandwidth_source": STRING}))},
 }
 CALIBRATE = {
     "required": {"plan": STRING,
