@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TextIO
 
 from ..planning.options import Options
-from .emit import console, stdout, write_json
+from .emit import console, stdout
+from .envelope import write_report
 from .plaintext import visible
 from .show import money
 
@@ -25,7 +26,7 @@ def render_options(result: Options, fmt: str, out: TextIO | None = None) -> None
     """`options` in `fmt` (table, json, markdown) on `out` (default: standard output), behind the guard."""
     out = stdout(out)
     if fmt == "json":
-        write_json(result.as_json(), out)
+        write_report("options", result.as_json(), out)
         return
     cur = result.currency
     rows = [(o.label, o.kind, money(o.development, cur), money(o.serving_per_month, cur), money(o.total, cur),

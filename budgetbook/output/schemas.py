@@ -185,10 +185,19 @@ FIT = {
                  "gpus_for_deadline": nullable(NUMBER)},
 }
 
+OPTIONS = {
+    "required": {"plan": STRING, "currency": STRING, "tokens_per_month": NUMBER, "months": NUMBER,
+                 "cheapest": STRING,
+                 "options": array(obj({"id": STRING, "kind": STRING, "label": STRING, "development": NUMBER,
+                                       "serving_per_month": NUMBER, "total": NUMBER,
+                                       "breakeven_tokens_per_month": nullable(NUMBER)}))},
+}
+
 # command -> its report's keys (or, for `show`, the two shapes it prints); `report` adds the envelope
 COMMANDS: dict[str, dict[str, dict[str, Schema]] | list[dict[str, dict[str, Schema]]]] = {
     "show": [SHOW, SHOW_MONTHS], "check": CHECK, "diff": DIFF, "actuals": ACTUALS, "variance": VARIANCE,
     "gpus": GPUS, "calibrate": CALIBRATE, "sensitivity": SENSITIVITY, "simulate": SIMULATE, "fit": FIT,
+    "options": OPTIONS,
 }
 
 
