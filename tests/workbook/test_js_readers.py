@@ -17,6 +17,8 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from hypothesis import HealthCheck, given, settings
+from strategies import plans
 
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.reference import compute_breakdown
@@ -53,3 +55,20 @@ def test_javascript_readers_read_and_recalculate_every_figure_of_every_template(
                 assert math.isclose(got, figure.value, rel_tol=1e-9, abs_tol=1e-9), (template, reader, figure.name)
         recalculated = report[str(book)]["hyperformula"]
         assert (recalculated["cells"], recalculated["differ"]) == (formulas[template], []), template
+
+
+@settings(max_examples=3, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(plans())
+def test_javascript_readers_read_and_hyperformula_recalculates_random_plans(tmp_path, drawn):
+    """The same over random plans (every line item and market kind the strategies draw, across runs)."""
+    plan, text = drawn
+    book = write_workbook(plan, text, tmp_path / "plan.xlsx")
+    done = subprocess.run([NODE, str(JS / "read.mjs"), str(book)], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)[str(book)]
+    formulas = sum(c.data_type == "f" for ws in openpyxl.load_workbook(book).worksheets
+                   for row in ws.iter_rows() for c in row)
+    assert len(report["exceljs"]) == len(report["sheetjs"]) == formulas
+    assert (report["hyperformula"]["cells"], report["hyperformula"]["differ"]) == (formulas, [])
