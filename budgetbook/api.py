@@ -332,7 +332,12 @@ def fit_plan(spec: str | Path | None, budget: float, solve: str, *, workload: st
 
 def options(spec: str | Path | None = None) -> Options:
     """The plan's serving volume met each way: an API, or the plan's own model on each market (`planning.options`)."""
+    from .errors import UsageError
     from .planfile.loader import load_plan
     from .planning.options import options as options_of
 
-    return options_of(load_plan(spec))
+    plan = load_plan(spec)
+    serving = getattr(plan, "serving", None)
+    if serving is not None and not serving.months.base > 0:
+        raise UsageError("`options` needs `serving.months` above 0 (the horizon the options are compared over)")
+    return options_of(plan)

@@ -108,6 +108,8 @@ def sheets_table() -> str:
         entries.append((title, li.doc))
     entries += [("`Summary`", "every figure per market, the three magnitudes apart, a chart"),
                 ("`Procurement`", "markets side by side, the cheapest total highlighted"),
+                ("`Options`", "build or buy, live: the plan's own model against an API over the serving months, and "
+                 "the break-even tokens a month; where the plan prices an API (`docs/planning.md`)"),
                 ("`Cash flow`", "months across: each development line per market (a row per workload or role, spread "
                  "by its timing flag), the total and the cumulative spend per market, a chart of it; the Checks sheet "
                  "holds each row's months against its figure"),

@@ -110,7 +110,8 @@ def rule(module_doc: str | None) -> str:
 
 TOTAL = Line("total", "Total development cost")
 GPU_SPEND = Line("gpu_spend", "GPU spend")  # the Variance sheet's sum of a market's `billed="gpu"` lines
-FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Cash flow", "Sensitivity", "Checks", EMBED_SHEET)
+FRAME_TITLES = ("About", "Inputs", "Summary", "Procurement", "Options", "Cash flow", "Sensitivity", "Checks",
+                EMBED_SHEET)
 
 
 def report_lines(items: Sequence[LineItem], plan: Any) -> list[Line]:

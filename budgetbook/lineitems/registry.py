@@ -90,7 +90,8 @@ FRAME_PREFIXES = {
     "hdr_": "market headers showing a live label (`hdr_<sheet>_<market>`: `=mkt_<market>_label`)",
     "dec_": "Summary's decision rows (`dec_total_<market>`, `dec_cheapest_<market>`, `dec_saving_<market>`, "
             "`dec_sim_p10_<market>`)",
-    "sum_": "Summary rows", "prc_": "Procurement rows", "cf_": "Cash flow rows (`cf_<item>_<market>_m<n>`)",
+    "sum_": "Summary rows", "prc_": "Procurement rows", "opt_": "Options rows (`opt_breakeven_<market>`)",
+    "cf_": "Cash flow rows (`cf_<item>_<market>_m<n>`)",
     "chk_": "Checks rows", "checks_ok": "the master check",
     "scenario": "the scenario switch (`scenario`) and its flags (`scenario_best`, `scenario_worst`); a ranged "
                 "input's used value is `<input>_used`",

@@ -11,22 +11,22 @@ Rule, over the serving horizon (`serving.months`) at the plan's volume (`serving
   token)): above it, the own model costs less over the horizon than the API; none where the API's price per
   token is at or below the own cost per token (the API is cheaper at any volume).
 
-The cheapest option (least total) is named. Base case, reference model only.
+The cheapest option (least total) is named. The Options sheet (`workbook/options_sheet.py`) writes the same
+rows as live formulas (a break-even of 0 there where there is none); `sheet_rows` is their reference.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
 from ..errors import UsageError
 from ..lineitems.registry import TOTAL
 from ..lineitems.scenario import Resolved
-from ..lineitems.serving import OWN, tokens_per_month
+from ..lineitems.serving import OWN, serving_figures, tokens_per_month
 from ..lineitems.units import TOKENS_PER_MILLION
 from ..plan.model import Plan
-from ..plan.numbers import Num
 from ..reference import market_lines
-from .targets import with_values
 
 
 @dataclass(frozen=True)
@@ -62,38 +62,41 @@ def build_kind(plan: Plan) -> str:
     return finals[0] if finals else "build"
 
 
-def options(plan: Plan) -> Options:
-    serving = Resolved(plan, "base").serving
+def options(plan: Plan, scenario: str = "base") -> Options:
+    serving = Resolved(plan, scenario).serving
     if serving is None or serving.api_price_per_million_tokens is None:
         raise UsageError("`options` compares building with buying: the plan needs a `serving` section with "
                          "`api_price_per_million_tokens` (the API's price per million tokens)")
     months = serving.months
-    if not months > 0:
-        raise UsageError("`options` needs `serving.months` above 0 (the horizon the options are compared over)")
     tokens = tokens_per_month(serving)
     api_per_month = tokens / TOKENS_PER_MILLION * serving.api_price_per_million_tokens
     found = [Option("api", "api", "Call an API", 0.0, api_per_month, api_per_month * months, None)]
-    api_per_token = serving.api_price_per_million_tokens / TOKENS_PER_MILLION
     kind = build_kind(plan)
+    per_million = {row["market"]: row["cost_per_million_tokens"] for row in serving_figures(plan, scenario)}
     for market in plan.markets:
-        lines = market_lines(plan, market.id, "base")
-        development, own = lines[TOTAL.id], lines[OWN.id]
-        per_month = own / months
-        own_per_token = own / (tokens * months) if tokens > 0 else _own_per_token(plan, market.id)
-        margin = api_per_token - own_per_token
-        breakeven = development / (months * margin) if margin > 0 else None
+        lines = market_lines(plan, market.id, scenario)
+        development = lines[TOTAL.id]
+        per_month = lines[OWN.id] / months if months > 0 else 0.0
+        margin = serving.api_price_per_million_tokens - per_million[market.id]
+        breakeven = development / (months * margin / TOKENS_PER_MILLION) if margin > 0 and months > 0 else None
         found.append(Option(market.id, kind, market.label or market.id, development, per_month,
                             development + per_month * months, breakeven))
     return Options(plan.name, plan.currency, tokens, months, found)
 
 
-def _own_per_token(plan: Plan, market: str) -> float:
-    """The own serving cost of one token where the plan serves none: priced at a million tokens a month."""
-    data = plan.serving  # type: ignore[attr-defined]
-    volume = {("serving", "tokens_per_month"): Num.of(TOKENS_PER_MILLION)}
-    if data.tokens_per_month is None:
-        volume = {("serving", "requests_per_month"): Num.of(TOKENS_PER_MILLION),
-                  ("serving", "tokens_per_request"): Num.of(1)}
-    priced = with_values(plan, volume)
-    months = Resolved(priced, "base").serving.months
-    return market_lines(priced, market, "base")[OWN.id] / (TOKENS_PER_MILLION * months)
+def sheet_rows(plan: Plan, scenario: str = "base") -> Iterator[tuple[str, str, str, str, float]]:
+    """(name, key, market, label, value) of each Options-sheet row (`workbook/options_sheet.py`), which `check`
+    holds to this reference; none where the plan prices no API."""
+    serving = Resolved(plan, scenario).serving
+    if serving is None or serving.api_price_per_million_tokens is None:
+        return
+    result = options(plan, scenario)
+    api = result.options[0]
+    per_million = {row["market"]: row["cost_per_million_tokens"] for row in serving_figures(plan, scenario)}
+    for own in result.options[1:]:
+        values = {"opt_dev": own.development, "opt_own_month": own.serving_per_month, "opt_own_total": own.total,
+                  "opt_api_month": api.serving_per_month, "opt_api_total": api.total,
+                  "opt_margin": serving.api_price_per_million_tokens - per_million[own.id],
+                  "opt_breakeven": own.breakeven_tokens_per_month or 0.0}
+        for stem, value in values.items():
+            yield f"{stem}_{own.id}", stem.removeprefix("opt_"), own.id, f"Options: {stem[4:]}", float(value)

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..physics.model import physics_rows
 from ..plan.model import Plan
+from ..planning.options import sheet_rows as options_rows
 from .compare import close_enough
 from .findings import Finding, clipped, jsonable
 from .readback import OpenedWorkbook, is_error_value
@@ -22,7 +23,8 @@ def compare_physics(book: OpenedWorkbook, evaluated: dict[str, Any], current: Pl
                     rel_tol: float, scenario: str = "base") -> list[Finding]:
     """The Compute sheet's physical figures against the reference in the plan scenario the book is set to."""
     findings = []
-    for name, _item, market, label, expected in physics_rows(current, scenario):
+    rows = [*physics_rows(current, scenario), *options_rows(current, scenario)]  # and the Options sheet's
+    for name, _item, market, label, expected in rows:
         where = book.locate(name)
         value = evaluated.get(name.lower())
         if where is None or value is None or is_error_value(value):

@@ -22,6 +22,7 @@ from .cash_flow import build_cash_flow
 from .checks import build_checks
 from .inputs_sheet import build_inputs
 from .openpyxl_book import to_openpyxl
+from .options_sheet import build_options
 from .procurement import build_procurement
 from .protect import protect_workbook
 from .sensitivity import build_sensitivity
@@ -46,6 +47,7 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
         item.build(book, plan, inp)
     build_summary(book, plan)
     build_procurement(book, plan)
+    build_options(book, plan)
     build_cash_flow(book, plan, inp)
     build_sensitivity(book, plan)
     build_checks(book, plan, inp, actuals)

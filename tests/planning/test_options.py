@@ -1,13 +1,18 @@
-"""`options`: an API against the plan's own model, the break-even volume by hand (deepseek-v3)."""
+"""`options`: an API against the plan's own model, the break-even volume by hand (deepseek-v3); the Options
+sheet live in LibreOffice after an edited API price, and `check` holding it to the reference."""
 
 from __future__ import annotations
 
 import json
 
+import openpyxl
 import pytest
 from cli_run import run
+from libreoffice import cell_values, needs_libreoffice, recalculate
 
-from budgetbook.planfile.loader import load_plan
+from budgetbook.api import generate_workbook
+from budgetbook.planfile.loader import load_plan, plan_from_text, template_text
+from budgetbook.planning.options import sheet_rows
 from budgetbook.reference import compute_breakdown
 
 
@@ -37,3 +42,25 @@ def test_breakeven_by_hand_on_deepseek_v3(capsys):
 def test_a_plan_without_an_api_price_is_one_line(capsys):
     code, out, err = run(capsys, "options", "pretrain-7b")
     assert code == 2 and "api_price_per_million_tokens" in err and len(err.strip().splitlines()) == 1
+
+
+@needs_libreoffice
+def test_the_options_sheet_is_live_after_an_edited_api_price(capsys, tmp_path):
+    # deepseek-v3's workbook, its API price typed up from $1.10 to $3.00 per million; LibreOffice recalculates
+    book = generate_workbook("deepseek-v3", tmp_path / "book.xlsx")
+    wb = openpyxl.load_workbook(book)
+    sheet, ref = next(iter(wb.defined_names["srv_api_price_per_million_tokens"].destinations))
+    wb[sheet][ref.replace("$", "")] = 3.0
+    wb.save(edited := tmp_path / "edited.xlsx")
+    recalculated = cell_values(recalculate(edited, tmp_path / "lo"))
+    plan = plan_from_text(template_text("deepseek-v3").replace("api_price_per_million_tokens: 1.10",
+                                                               "api_price_per_million_tokens: 3.00"))
+    rows = list(sheet_rows(plan))
+    assert {name for name, *_ in rows} >= {"opt_breakeven_h800_rental", "opt_api_total_h800_rental"}
+    for name, _key, _market, _label, expected in rows:
+        assert recalculated[name] == pytest.approx(expected, rel=1e-9), name
+    # by hand: 49,275,779.4 / (12 x (3.00 - 0.3003) / 1e6) = 1.52T tokens a month, down from 5.13T
+    assert recalculated["opt_breakeven_h800_rental"] == pytest.approx(
+        49_275_779.4 / (12 * (3.0 - 2 / (1850 * 3600) * 1e6) / 1e6), rel=1e-9)
+    code, out, err = run(capsys, "check", edited, "--format", "json")
+    assert code == 0 and json.loads(out)["ok"], out
