@@ -225,7 +225,24 @@ def commitment(draw, market_id: str, gpu: str) -> dict:
 # when a field of the plan model (any section's, at any depth) is never drawn: a section's `examples` alone
 # do not count, and are drawn here only until its strategy is written
 SECTION_STRATEGIES = {"people": people_section(), "items": items_section(), "serving": serving_section(),
-                      "contingency": contingency_section(), "commitments": st.none()}
+                      "contingency": contingency_section(), "commitments": st.none(), "adjustments": st.none()}
+
+
+@st.composite
+def adjustments(draw, market_ids: list[str]) -> list:
+    """0-3 of finance's own lines (issue 31): numbers and formulas over the market's compute."""
+    out = []
+    for _ in range(draw(st.integers(0, 3))):
+        market_id = draw(st.sampled_from(market_ids))
+        entry: dict = {"label": draw(st.sampled_from(TEXTS[1:])), "market": market_id,
+                       "item": draw(st.sampled_from(("other", "compute")))}
+        if draw(st.booleans()):
+            entry["month"] = 1
+        entry["amount"] = draw(st.one_of(st.floats(-1e5, 1e5, allow_nan=False).map(lambda x: round(x, 2)),
+                                         st.sampled_from((f"=-0.05*compute_{market_id}",
+                                                          f"=compute_{market_id}*-5%+100"))))
+        out.append(note(draw, entry))
+    return out
 
 
 def section_strategy(section) -> st.SearchStrategy:
@@ -255,6 +272,8 @@ def plan_data(draw) -> dict:
                   "description": draw(st.sampled_from(TEXTS)), "markets": markets, "workloads": workloads}
     if draw(st.booleans()):
         sections["commitments"] = [draw(commitment(priced_ids[0], draw(st.sampled_from(sorted(gpus)))))]
+    if draw(st.integers(0, 3)) == 0:  # a modest rate: the Adjustments sheet in about one plan of four
+        sections["adjustments"] = draw(adjustments([m["id"] for m in markets]))
     with_months = any(isinstance(entry.get("start"), str) for entry in workloads + sections.get("commitments", [])
                       + (sections.get("people") or {}).get("roles", []))
     if with_months or draw(st.booleans()):

@@ -17,6 +17,7 @@ from typing import Any
 from ..markets.registry import LINE_ITEMS as KIND_ITEMS
 from ..plan.model import Plan
 from . import (
+    adjustments,
     base,
     commitment,
     compute,
@@ -79,6 +80,7 @@ LINE_ITEMS = LineItems((
     items.ITEM,
     *KIND_ITEMS,  # the market kinds' own lines (`MarketKind.line_items`), in the contingency's base
     contingency.ITEM,
+    adjustments.ITEM,  # after the contingency: finance's own lines take no reserve
     serving.ITEM,
 ))
 

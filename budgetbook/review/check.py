@@ -18,7 +18,7 @@ from ..plan.model import Plan
 from ..planfile.loader import load_plan, plan_from_data
 from ..reference import compute_breakdown, compute_monthly
 from ..sheetkit.scenario import PLAN_SCENARIO
-from . import audit, structure
+from . import adjustments, audit, structure
 from .compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, compare_figures
 from .findings import ERROR, INPUT_PROBLEMS, SEVERITY_ORDER, Finding
 from .input_cell_errors import as_finding
@@ -68,6 +68,10 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     scenario, scenario_findings = read_scenario(book, evaluated)
     values, range_findings = read_ranges(book, cells, values, evaluated, baseline_nums)
     input_findings += scenario_findings + range_findings
+    rows = None
+    if adjustments.has_table(book):  # the rows finance typed are the reference's adjustments
+        rows, refused = adjustments.read_rows(book)
+        report.findings += refused + adjustments.changes(book, rows)
     report.findings += input_findings
     report.findings += audit.audit_formulas(book, evaluated)
     report.findings += audit.hidden_cells(book)
@@ -75,7 +79,7 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     reference = current = None
     if not any(f.kind in INPUT_PROBLEMS for f in input_findings):
         try:
-            current = _current_plan(book, values)
+            current = _current_plan(book, values, rows)
         except PlanError as exc:  # a rule across inputs: named by the cell it names (`input_cell_errors`)
             report.findings.append(as_finding(book, cells, exc))
         else:
@@ -94,11 +98,13 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     return report
 
 
-def _current_plan(book: OpenedWorkbook, values: dict) -> Plan:
-    """The plan of the workbook's current inputs, for the reference model.
+def _current_plan(book: OpenedWorkbook, values: dict, rows: list[dict] | None = None) -> Plan:
+    """The plan of the workbook's current inputs (and Adjustments rows), for the reference model.
 
     The workbook's own plan gives the shape (its formulas were built from it);
     `--plan` gives only the old values the inputs are compared with.
     """
     data = with_values(book.plan_tree, values)
+    if rows is not None:
+        data["adjustments"] = rows
     return plan_from_data(data, f"{book.path} (inputs)", shaped_like=book.plan)

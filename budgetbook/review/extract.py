@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from openpyxl.utils import get_column_letter
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from ..errors import PlanError, WorkbookError
 from ..output.plaintext import visible
@@ -17,6 +18,7 @@ from ..plan.numbers import Num
 from ..planfile.loader import plan_from_text
 from ..planfile.rewrite import rewrite_values
 from ..sheetkit.market_labels import label_text, market_labels
+from .adjustments import changes, has_table, read_rows
 from .findings import INPUT_PROBLEMS
 from .input_cell_errors import as_workbook_error
 from .notes import edited_notes
@@ -104,9 +106,28 @@ def rewrite_plan(text: str, values: dict[tuple, Num], book: OpenedWorkbook) -> s
     return rewrite_values(text, book.plan, values, lambda data: _relabel(data, book, values))
 
 
+def _with_adjustments(data: Any, book: OpenedWorkbook) -> None:
+    """The Adjustments table's rows as `adjustments:`, each note also its label's comment (rows refused,
+    `check`'s `invalid_input`, are left out)."""
+    if not has_table(book):
+        return
+    rows, _ = read_rows(book)
+    notes = [a.note for a in getattr(book.plan, "adjustments", None) or []]
+    if not changes(book, rows) and [r.get("note", "") for r in rows] == notes:
+        return  # as the plan wrote them: keep its spelling and comments
+    seq = CommentedSeq()
+    for row in rows:
+        entry = CommentedMap(row)
+        if row.get("note"):
+            entry.yaml_add_eol_comment(row["note"].replace("\n", " ")[:200], "label")
+        seq.append(entry)
+    data["adjustments"] = seq
+
+
 def _relabel(data: Any, book: OpenedWorkbook, values: dict[tuple, Num]) -> None:
     """A market label citing a price that was edited says the new price, as the workbook's header did
     (else the extracted plan's label would state a price it no longer uses)."""
+    _with_adjustments(data, book)
     bases = {path: num.base for path, num in values.items()}
     for label in market_labels(book.plan, input_cells(book.plan)):
         if label.live and (text := label_text(label, bases)) != label.market.label:
