@@ -272,14 +272,14 @@ def plan_data(draw) -> dict:
                   "description": draw(st.sampled_from(TEXTS)), "markets": markets, "workloads": workloads}
     if draw(st.booleans()):
         sections["commitments"] = [draw(commitment(priced_ids[0], draw(st.sampled_from(sorted(gpus)))))]
-    if draw(st.integers(0, 3)) == 0:  # a modest rate: the Adjustments sheet in about one plan of four
-        sections["adjustments"] = draw(adjustments([m["id"] for m in markets]))
     with_months = any(isinstance(entry.get("start"), str) for entry in workloads + sections.get("commitments", [])
                       + (sections.get("people") or {}).get("roles", []))
     if with_months or draw(st.booleans()):
         data["start"] = PLAN_STARTS[0] if with_months else draw(st.sampled_from(PLAN_STARTS))
     if draw(st.booleans()):
         data["as_of"] = draw(st.sampled_from(AS_OF))
+    if draw(st.integers(0, 3)) == 0:  # a modest rate: the Adjustments sheet in about one plan of four
+        sections["adjustments"] = draw(adjustments([m["id"] for m in markets]))
     return data | sections
 
 

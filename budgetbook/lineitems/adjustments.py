@@ -46,7 +46,7 @@ COLUMNS = {"label": 1, "market": 2, "item": 3, "month": 4, "amount": 5, "month_u
 class Adjustment(Strict):
     label: str = Field(min_length=1, max_length=200, description="what the line is (`Negotiated discount`)")
     market: str = Field(pattern=ID_PATTERN, description="the market whose total it adjusts")
-    item: str = Field(OTHER, pattern=ID_PATTERN, description="the line it belongs to (`compute`), or `other`")
+    item: str = Field(OTHER, pattern=ID_PATTERN, description="the line it belongs to (a line id), or other")
     month: int | None = Field(None, ge=1, le=600, description="month of the plan it falls in (1: the first)")
     amount: float | str = Field(description="a number (negative for a discount), or a formula over our "
                                             "figures of its market (`=-0.05*compute_<market>`)")

@@ -21,7 +21,7 @@ from budgetbook.lineitems.registry import LINE_ITEMS
 from budgetbook.plan.numbers import Num
 from budgetbook.planfile.model import PLAN_MODEL
 
-DRAWS = 300  # plans drawn, once for the module (no workbook is written)
+DRAWS = 500  # plans drawn, once for the module (no workbook is written)
 
 
 def _models(annotation: Any) -> list[type[BaseModel]]:
