@@ -41,9 +41,22 @@ Params: TypeAlias = Annotated[Num, num(0, 1e15, gt=True, unit="parameters",
                                        description="parameters per token: the active ones for a mixture of experts")]
 
 
+def _folded(word: str) -> str:
+    """A name as a person may misremember it: case and `-`/`_`/space ignored (`Neo-Cloud` is `neo_cloud`)."""
+    return re.sub(r"[-_\s]+", "_", str(word).casefold())
+
+
 def suggest(word: str, choices) -> str:
-    match = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean `{match[0]}`?" if match else ""
+    """"; did you mean `choice`?" for the choice closest to `word` (case and -/_ ignored), or ""."""
+    folded: dict[str, str] = {}
+    for choice in choices:
+        folded.setdefault(_folded(choice), str(choice))
+    key = _folded(word)
+    match = [key] if key in folded else difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)
+    if not match:  # `neocloud` for `neo_cloud`: the separators dropped on both sides
+        bare = {k.replace("_", ""): k for k in folded}
+        match = [bare[m] for m in difflib.get_close_matches(key.replace("_", ""), list(bare), n=1, cutoff=0.8)]
+    return f"; did you mean `{folded[match[0]]}`?" if match else ""
 
 
 class Strict(BaseModel):

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..errors import UsageError
-from ..plan.model import Plan
+from ..plan.model import Plan, suggest
 from ..reference import compute_breakdown, figure_name
 from .engine import ranged_inputs, totals
 
@@ -74,5 +74,6 @@ def all_sensitivities(plan: Plan) -> dict[str, Sensitivity]:
 def sensitivity(plan: Plan, market: str | None = None) -> Sensitivity:
     ids = [m.id for m in plan.markets]
     if market is not None and market not in ids:
-        raise UsageError(f"`--market {market}`: the plan has no such market; it has {', '.join(ids)}")
+        raise UsageError(f"`--market {market}`: the plan has no such market (it has {', '.join(ids)})"
+                         f"{suggest(market, ids)}")
     return all_sensitivities(plan)[market or default_market(plan)]
