@@ -68,6 +68,9 @@ def list_templates() -> list[tuple[str, str]]:
     return [(name, template_description(name)) for name in template_names()]
 
 
+SCHEMA_FILE = "plan.schema.json"  # the name the templates' modeline points to
+
+
 def init_plan(template: str, out: PathLike | None = None, *, force: bool = False) -> Path:
     """Write the commented plan file of a built-in template to `out` (default: TEMPLATE.yaml)."""
     from .atomic import write_text_atomic
@@ -78,6 +81,23 @@ def init_plan(template: str, out: PathLike | None = None, *, force: bool = False
     inputs = _plan_files(template)
     check_destination(out, protect=inputs, force=force)
     return write_text_atomic(out, text, protect=inputs)
+
+
+def init_schema(plan: PathLike, *, force: bool = False) -> tuple[Path, bool]:
+    """Write the plan's JSON Schema beside `plan`, as the `$schema=plan.schema.json` modeline of every template
+    names it, so an editor finds it: (its path, whether it was written). An existing file is kept, unless
+    `force` or it already holds this very schema."""
+    import json
+
+    from .atomic import write_text_atomic
+    from .planfile.schema import plan_schema as schema
+
+    out = Path(plan).parent / SCHEMA_FILE
+    text = json.dumps(schema(), indent=2) + "\n"  # as `budgetbook schema` prints it
+    if out.exists() and not force:
+        return out, False
+    check_destination(out, force=True)
+    return write_text_atomic(out, text), True
 
 
 def show_plan(spec: str | Path | None = None, *, strict: bool = False) -> Breakdown:

@@ -80,7 +80,11 @@ def init(
 ):
     """Write a commented plan file from a template."""
 
-    wrote(api.init_plan(template, output, force=force), err=True, verb="wrote")
+    written = api.init_plan(template, output, force=force)
+    wrote(written, err=True, verb="wrote")
+    schema_file, fresh = api.init_schema(written, force=force)
+    # the plan's first line points its editor to this file (`yaml-language-server: $schema=plan.schema.json`)
+    wrote(schema_file, err=True, verb="wrote" if fresh else "kept the existing")
 
 
 @app.command()

@@ -33,13 +33,19 @@ def test_templates_lists_one_a_line_with_description(capsys):
 
 def test_init_writes_the_commented_template(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert run(capsys, "init", "pretrain-7b") == (0, "", "wrote pretrain-7b.yaml\n")
+    assert run(capsys, "init", "pretrain-7b") == (0, "", "wrote pretrain-7b.yaml\nwrote plan.schema.json\n")
     written = tmp_path / "pretrain-7b.yaml"
     assert written.read_text() == template_text("pretrain-7b")
     assert "# seed 000" in written.read_text()
-    assert run(capsys, "init", "deepseek-v3", "-o", "p.yaml")[0] == 0
-    assert load_plan(tmp_path / "p.yaml").name == "deepseek-v3"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.yaml", "pretrain-7b.yaml"]  # no temp files left
+    # the schema its modeline points to, beside it: what `budgetbook schema` prints
+    assert written.read_text().startswith("# yaml-language-server: $schema=plan.schema.json\n")
+    assert (tmp_path / "plan.schema.json").read_text() == run(capsys, "schema")[1]
+    (tmp_path / "plan.schema.json").write_text("{}")  # the user's own: kept
+    code, _, err = run(capsys, "init", "deepseek-v3", "-o", "p.yaml")
+    assert (code, err) == (0, "wrote p.yaml\nkept the existing plan.schema.json\n")
+    assert load_plan(tmp_path / "p.yaml").name == "deepseek-v3" and (tmp_path / "plan.schema.json").read_text() == "{}"
+    # no temp files left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.yaml", "plan.schema.json", "pretrain-7b.yaml"]
 
 
 def test_init_refuses_to_overwrite_without_force(tmp_path, capsys):
@@ -55,6 +61,11 @@ def test_init_refuses_to_overwrite_without_force(tmp_path, capsys):
 def test_init_unknown_template_and_missing_directory(tmp_path, capsys):
     code, _, err = run(capsys, "init", "finetune-13b", "-o", tmp_path / "x.yaml")
     assert code == 2 and "did you mean `finetune-13b-lora`?" in err
+    # case and - or _ are what people misremember: PRETRAIN_7B is pretrain-7b
+    code, _, err = run(capsys, "init", "PRETRAIN_7B", "-o", tmp_path / "x.yaml")
+    assert code == 2 and "did you mean `pretrain-7b`?" in err
+    code, _, err = run(capsys, "sensitivity", "pretrain-7b", "--market", "neocloud")
+    assert code == 2 and "did you mean `neo_cloud`?" in err and len(err.splitlines()) == 1
     code, _, err = run(capsys, "init", "pretrain-7b", "-o", tmp_path / "no" / "x.yaml")
     assert code == 2 and "does not exist" in err
     assert list(tmp_path.iterdir()) == []
