@@ -166,12 +166,14 @@ def check(
         help="Relative tolerance of a figure against the reference.")] = DEFAULT_REL_TOL,
     abs_tol: Annotated[float, typer.Option(
         "--abs-tol", callback=_tolerance, help="Absolute tolerance, in currency units.")] = DEFAULT_ABS_TOL,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v",
+                                          help="Print every figure beside the reference, OK or not.")] = False,
 ):
     """Re-evaluate an edited workbook and report what differs from the accounting (exit 1 on errors)."""
     from .output.show import render_check  # heavy (reference model, rich): off the startup path
 
     report = api.check_workbook(book, plan, rel_tol=rel_tol, abs_tol=abs_tol)
-    render_check(report, format.value)
+    render_check(report, format.value, verbose=verbose)
     return 0 if report.ok else 1
 
 

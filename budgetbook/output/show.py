@@ -176,8 +176,18 @@ def render_markdown(breakdown: Breakdown, out: TextIO) -> None:
         out.write(f"| {name} | {item} | {market} | {cell(label)} | {shown} |  |  |\n")
 
 
-def render_check(report: CheckReport, fmt: str = "table", out: TextIO | None = None) -> None:
-    """`check`'s table (findings by severity, then every figure beside the reference) or its JSON."""
+def check_counts(report: CheckReport) -> str:
+    """"28 figures agree with the reference model, 1 input changed": what an OK check compared."""
+    changed = sum(1 for f in report.findings if f.kind == "input_changed")
+    figures = len(report.figures)
+    return (f"{figures:,} figure{'s' if figures != 1 else ''} agree{'s' if figures == 1 else ''} with the "
+            f"reference model, {changed:,} input{'s' if changed != 1 else ''} changed")
+
+
+def render_check(report: CheckReport, fmt: str = "table", out: TextIO | None = None, *,
+                 verbose: bool = False) -> None:
+    """`check`'s JSON, or its table: OK is one line with its counts (then the findings, if any: info and
+    warnings); errors, or `verbose`, add every figure beside the reference."""
     from rich.table import Table
     from rich.text import Text
 
@@ -186,7 +196,8 @@ def render_check(report: CheckReport, fmt: str = "table", out: TextIO | None = N
         return
     console = guarded_console(out)
     status = Text("OK", style="bold green") if report.ok else Text("ERRORS FOUND", style="bold red")
-    console.print(Text(f"{visible(report.workbook)}: ") + status)
+    counts = Text(f" ({check_counts(report)})" if report.ok else "")
+    console.print(Text(f"{visible(report.workbook)}: ") + status + counts, soft_wrap=True)  # one line, however long
     findings = report.sorted_findings()
     if findings:
         table = Table(title="Findings", title_justify="left")
@@ -197,6 +208,8 @@ def render_check(report: CheckReport, fmt: str = "table", out: TextIO | None = N
             table.add_row(Text(f.severity, style=styles[f.severity]), Text(visible(f.kind)), Text(visible(f.where)),
                           Text(visible(f.message)))
         console.print(table)
+    if report.ok and not verbose:
+        return
     figures = Table(title="Figures", title_justify="left")
     for column in ("Figure", "Workbook", "Reference", "Difference"):
         figures.add_column(column, justify="left" if column == "Figure" else "right")

@@ -179,7 +179,12 @@ def test_untouched_is_ok_with_design_json_shape(capsys, books, template):
 def test_untouched_table_says_ok(capsys, books):
     code, out, err = run_cached(capsys, "check", books[FT])
     assert (code, err) == (0, "")
-    assert out.splitlines()[0] == f"{books[FT]}: OK"
+    # one line: what was compared (every figure of `show`, as the JSON has them), no table
+    figures = len(check_json(capsys, books[FT])[1]["figures"])
+    ok = f"{books[FT]}: OK ({figures} figures agree with the reference model, 0 inputs changed)"
+    assert out == ok + "\n"
+    code, out, err = run_cached(capsys, "check", books[FT], "--verbose")
+    assert out.splitlines()[0] == ok
     assert COMPUTE in out and "144,000.00" in out
 
 
@@ -232,6 +237,8 @@ def test_input_changed_in_table_output(capsys, edited):
     code, out, err = run_cached(capsys, "check", edited["input"])
     assert (code, err) == (0, "")
     assert "input_changed" in out and "3 -> 2.5" in out
+    assert out.splitlines()[0].endswith(" figures agree with the reference model, 1 input changed)")
+    assert "Figures" not in out  # OK: the findings (info here), not every figure
 
 
 # --- formulas -------------------------------------------------------------------
@@ -250,7 +257,7 @@ def test_figure_typed_over_is_hardcoded(capsys, edited):
     code, out, err = run_cached(capsys, "check", edited["hardcoded"])
     assert code == 1 and err == ""
     assert out.splitlines()[0] == f"{edited['hardcoded']}: ERRORS FOUND"
-    assert "hardcoded" in out and "Compute!C16" in out
+    assert "hardcoded" in out and "Compute!C16" in out and "Figures" in out  # errors: every figure too
 
 
 def test_formula_altered_is_formula_changed_and_mismatch(capsys, edited):
