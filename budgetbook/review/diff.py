@@ -224,13 +224,30 @@ def _structure(old: Side, new: Side) -> list[StructureChange]:
     _settings(old.plan, old.plan, (), settings_before)
     _settings(new.plan, new.plan, (), settings_after)
     gone = {f"{kind}s[{ident}]" for kind, ident in had ^ has}  # entries added or removed as a whole
+    changes += _adjustments(old.plan, new.plan)
     for key in dict.fromkeys([*settings_after, *settings_before]):
-        if key in numeric or key.split(".")[0] in gone:
-            continue  # an input (listed with the inputs), or a key of an entry added or removed as a whole
+        if key in numeric or key.split(".")[0] in gone or key.startswith("adjustments"):
+            continue  # an input (listed with the inputs), a key of an entry added or removed as a whole, or
+            # an adjustment's (`_adjustments`: one change per adjustment)
         was, now = settings_before.get(key), settings_after.get(key)
         if was != now:
             change = "changed" if was is not None and now is not None else "added" if was is None else "removed"
             changes.append(StructureChange("setting", key, change, was, now))
+    return changes
+
+
+def _adjustments(old: Plan, new: Plan) -> list[StructureChange]:
+    """Finance's own lines (issue 31) as their own kind: one change per adjustment, by position,
+    old and new the whole entry (label, market, item, month, amount, note)."""
+    before = [a.model_dump() for a in getattr(old, "adjustments", None) or []]
+    after = [a.model_dump() for a in getattr(new, "adjustments", None) or []]
+    changes = []
+    for n in range(max(len(before), len(after))):
+        was = before[n] if n < len(before) else None
+        now = after[n] if n < len(after) else None
+        if was != now:
+            change = "changed" if was is not None and now is not None else "added" if was is None else "removed"
+            changes.append(StructureChange("adjustment", f"adjustments[{n}]", change, was, now))
     return changes
 
 

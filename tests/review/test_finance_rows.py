@@ -137,3 +137,16 @@ def test_bad_adjustment_rows_are_one_finding_each_naming_the_cell(capsys, tmp_pa
                                  (f"E{row + 2}", "adj_3_amount")], report["findings"]
     figures = {f["name"]: f for f in report["figures"]}
     assert figures[f"compute_{A}"]["value"] == pytest.approx(figures[f"compute_{A}"]["reference"])
+
+
+def test_diff_shows_each_adjustment_as_its_own_change(capsys, tmp_path):
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(template_text(FT) + "adjustments: []\n", encoding="utf-8")
+    new.write_text(template_text(FT) + f"adjustments:\n  - {{label: FX hedge, market: {A}, amount: -5000}}\n",
+                   encoding="utf-8")
+    code, out, err = run(capsys, "diff", old, new, "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and [(s["kind"], s["key"], s["change"]) for s in data["structure"]] == [
+        ("adjustment", "adjustments[0]", "added")], err
+    assert data["structure"][0]["new"]["amount"] == -5000
+    assert {f["name"]: f["delta"] for f in data["figures"]}[f"total_{A}"] == pytest.approx(-5000)
