@@ -20,6 +20,8 @@ from .lineitems.phasing import month_count
 from .lineitems.registry import LINE_ITEMS, TOTAL, gpu_hours_bought, lines
 from .lineitems.scenario import MarketView, Resolved
 from .lineitems.serving import serving_figures
+from .markets.owned_rule import PARTS, breakeven, cluster, cost_per_gpu_hour, utilization
+from .markets.registry import kind_of
 from .physics.model import plan_physics
 from .physics.sanity import plan_notes, plan_sanity
 from .plan.model import Plan
@@ -62,7 +64,8 @@ class Breakdown:
 
     def as_json(self) -> dict:
         return {"plan": self.plan, "currency": self.currency, "markets": self.markets,
-                "figures": [f.as_dict() for f in self.figures], **self.physics_json()}
+                "figures": [f.as_dict() for f in self.figures], **self.physics_json(),
+                "ownership": ownership(self.source)}
 
     def physics_json(self) -> dict:
         """`workloads` (hours, days, MFU per workload and market), `warnings` and `notes` (what `--strict` lets be:
@@ -210,3 +213,32 @@ def compute_monthly(plan: Plan, scenario: str = "base") -> MonthlyBreakdown:
                  for item, values in market_months(plan, market.id, scenario).items()]
     return MonthlyBreakdown(plan.name, plan.currency, [m.id for m in plan.markets],
                             month_labels(plan.start, month_count(plan)), rows)
+
+
+# --- own or rent: each owned cluster's answers (`show`'s `ownership` list) ---------------------
+
+def rented_prices(plan: Any, gpu: str) -> dict[str, float]:
+    """Market id -> its price per GPU-hour of `gpu`, of the markets renting it at a price of their own."""
+    return {m.id: m.gpu_prices[gpu] for m in plan.markets
+            if kind_of(m).priced and m.owned is None and gpu in m.gpu_prices}
+
+
+def ownership(plan: Plan, scenario: str = "base") -> list[dict[str, Any]]:
+    """Per owned market, seen as its own column: the purchase, the expense of the plan's months by part, the book
+    value at the plan's end, the cost per delivered GPU-hour, this plan's utilization, and per rented market
+    pricing its GPU the break-even utilization (None where no load makes owning cheaper there)."""
+    out = []
+    for market in plan.markets:
+        if getattr(market, "owned", None) is None:  # the full model has it; the core does not
+            continue
+        view = market_view(plan, market.id, scenario)
+        owner = next(m for m in view.plan.markets if m.id == market.id)
+        c = cluster(view, owner)
+        entry: dict[str, Any] = {"market": market.id, "purchase": c.purchase}
+        entry |= {part: sum(c.months[part]) for part in PARTS}
+        entry |= {"book_value_at_end": c.book_value_at_end, "cost_per_gpu_hour": cost_per_gpu_hour(c),
+                  "utilization": utilization(c),
+                  "breakeven_utilization": {mid: breakeven(c, price) for mid, price
+                                            in rented_prices(view.plan, owner.owned.gpu).items()}}
+        out.append(entry)
+    return out

@@ -1,6 +1,7 @@
 """Hypothesis strategies: random valid plans covering every way the schema lets a plan be written.
 
-Plans are kept small (1-2 workloads, 1-2 priced markets, at most one hybrid)
+Plans are kept small (1-2 workloads, 1-2 priced markets, at most one hybrid, one owned cluster a quarter of
+the time)
 because every example is written to .xlsx and evaluated with `formulas`, which
 costs about half a second each: 200 examples must fit in CI's few minutes.
 """
@@ -141,6 +142,42 @@ def market(draw, mid: str, gpus: set[str]) -> dict:
     return note(draw, data)
 
 
+OWNABLE = ("H100_SXM", "A100", "H800")  # catalog GPUs with a TDP
+
+
+@st.composite
+def owned_market(draw, gpus: set[str], fallback: str) -> dict:
+    """An owned cluster of one of the plan's catalog GPUs, sized to sit idle, fill or overflow; bought at the
+    plan's start or within its first month (a plan spans at least one), its overflow going to `fallback`."""
+    gpu = draw(st.sampled_from(sorted(gpus & set(OWNABLE))))
+    owned: dict = {"gpu": gpu, "count": draw(value(1, 1000)), "fallback": fallback}
+    if draw(st.booleans()):
+        owned["price_per_gpu"] = draw(value(5000, 40000))
+    else:
+        owned["price_per_server"] = draw(value(40000, 400000))
+    optional = {"server_overhead_share": (0.2, 1.1), "network_share": (0.05, 0.35), "life_years": (0.5, 7),
+                "residual_share": (0, 0.3), "cost_of_capital": (0, 0.15), "tdp_w": (300, 1200),
+                "power_ratio": (1.2, 2.2), "busy_share": (0.4, 1.0), "idle_share": (0, 0.4), "pue": (1.0, 1.6),
+                "price_per_kwh": (0.03, 0.3), "colocation_per_kw_month": (80, 300),
+                "maintenance_share": (0, 0.1), "availability": (0.7, 1.0)}
+    for key, (lo, hi) in optional.items():
+        if draw(st.integers(0, 2)):
+            owned[key] = draw(value(lo, hi))
+    way = draw(st.sampled_from(("none", "offset", "month")))
+    if way == "offset":
+        owned["start"] = draw(value(0, 0.9))
+    elif way == "month":
+        owned["start"] = PLAN_STARTS[0]
+    prices = {g: draw(value(0.5, 12)) for g in sorted(gpus - {gpu})}
+    data: dict = {"id": "colo", "label": draw(st.sampled_from(("", "Own cluster", "Colo <x>"))),
+                  "gpu_prices": prices, "owned": owned}
+    if draw(st.booleans()):
+        data["kind"] = "owned"
+    if draw(st.booleans()):
+        data["storage_per_gb_month"] = draw(value(0, 0.1))
+    return note(draw, data)
+
+
 @st.composite
 def serving_section(draw) -> dict | None:
     if not draw(st.booleans()):
@@ -259,8 +296,13 @@ def plan_data(draw) -> dict:
     gpus = {w["gpu"] for w in workloads} | ({serving["gpu"]} if serving else set())
     priced_ids = list(MARKET_IDS[: draw(st.integers(1, 2))])
     markets = [draw(market(m, gpus)) for m in priced_ids]
+    hybrid_choices = list(priced_ids)
+    if gpus & set(OWNABLE) and draw(st.integers(0, 3)) == 0:
+        owned = draw(owned_market(gpus, draw(st.sampled_from(priced_ids))))
+        markets.insert(draw(st.integers(0, len(markets))), owned)
+        hybrid_choices.append(owned["id"])
     if len(priced_ids) > 1 and draw(st.booleans()):
-        assign = {w["id"]: draw(st.sampled_from(priced_ids)) for w in workloads}
+        assign = {w["id"]: draw(st.sampled_from(hybrid_choices)) for w in workloads}
         hybrid: dict = {"assign": assign}
         overrides = draw(st.lists(st.sampled_from([w["id"] for w in workloads]), unique=True, max_size=2))
         if overrides:
@@ -272,8 +314,9 @@ def plan_data(draw) -> dict:
                   "description": draw(st.sampled_from(TEXTS)), "markets": markets, "workloads": workloads}
     if draw(st.booleans()):
         sections["commitments"] = [draw(commitment(priced_ids[0], draw(st.sampled_from(sorted(gpus)))))]
+    owned_blocks = [m["owned"] for m in markets if "owned" in m]
     with_months = any(isinstance(entry.get("start"), str) for entry in workloads + sections.get("commitments", [])
-                      + (sections.get("people") or {}).get("roles", []))
+                      + (sections.get("people") or {}).get("roles", []) + owned_blocks)
     if with_months or draw(st.booleans()):
         data["start"] = PLAN_STARTS[0] if with_months else draw(st.sampled_from(PLAN_STARTS))
     if draw(st.booleans()):

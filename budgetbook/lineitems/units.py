@@ -19,6 +19,9 @@ TOKENS_PER_MILLION = 1e6
 KV_TENSORS = 2  # a key and a value per layer, per KV head
 NONE = 0
 HOURS_PER_MONTH = HOURS_PER_DAY * DAYS_PER_MONTH
+MONTHS_PER_YEAR = 12
+GPUS_PER_SERVER = 8         # an HGX/DGX server holds 8 GPUs: a server's price / 8
+WATTS_PER_KW = 1000
 CHECK_TOLERANCE = 1e-9
 EXACT_MATCH = 0
 PRICE_DIGITS = PRICE_DECIMALS  # the decimals of the Inputs price format (`sheetkit.style.PRICE_DIGITS`, "#,##0.00##")
@@ -52,4 +55,8 @@ CONSTANTS = (
     ("k_whole_digits", "Decimals of a whole number (ROUND's digits)", WHOLE_DIGITS, "digits", "definition"),
     ("k_experiment_budget", "Budget experiments are counted per", EXPERIMENT_BUDGET, "currency",
      "seed 000: experiments a budget buys (\"twelve of them instead of five\")"),
+    ("k_months_per_year", "Months per year", MONTHS_PER_YEAR, "months", "definition"),
+    ("k_gpus_per_server", "GPUs per 8-GPU server", GPUS_PER_SERVER, "GPUs",
+     "an HGX/DGX server holds 8 GPUs (NVIDIA DGX H100 datasheet)"),
+    ("k_watts_per_kw", "Watts per kilowatt", WATTS_PER_KW, "watts", "SI prefix kilo = 1e3"),
 )

@@ -71,7 +71,7 @@ class MarketKind:
     rate_name: Callable[[Any, Any, str], str] | None = None  # Inputs, market, one of RATES -> defined name
     # --- the workbook ---------------------------------------------------------------------------------
     header: Callable[[Any], str] = label_of                 # a market column's header
-    input_cells: Callable[[Any, int], list[Any]] | None = None   # market, its index -> its Inputs rows
+    input_cells: Callable[[Any, int, Any], list[Any]] | None = None   # market, its index, plan -> its Inputs rows
     # --- lines of its own (an owned cluster's depreciation, energy, facility): `lineitems.base.LineItem`s,
     # listed after the registry's items; each has its sheet, its Cash flow rows and its reference rule
     line_items: tuple[Any, ...] = ()

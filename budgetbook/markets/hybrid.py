@@ -85,7 +85,7 @@ def header(market: Any) -> str:
     return label if "hybrid" in label.lower() else label + " (hybrid)"
 
 
-def input_cells(market: Any, index: int) -> list[InputCell]:
+def input_cells(market: Any, index: int, plan: Any = None) -> list[InputCell]:
     """Its own runs (`mkt_<market>_runs_<workload>`) only: no formula reads a hybrid's storage, egress or extra
     days (it pays those of the markets it uses), so they are not inputs."""
     return list(walk(market.hybrid, ("markets", index, "hybrid"), ("mkt", market.id), label_of(market)))

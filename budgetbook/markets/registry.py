@@ -9,24 +9,25 @@ market model, the core and every kind's key, is `MARKET_MODEL`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, create_model, model_validator
 
 from ..plan.model import Market, Plan
-from . import hybrid, rented
+from . import hybrid, owned, rented
 from .base import Checked, MarketKind
 
 DEFAULT = rented.KIND
 KINDS: tuple[MarketKind, ...] = (
     rented.KIND,
     hybrid.KIND,
+    owned.KIND,
 )
 
 
 def _refuse_clashes(kinds: tuple[MarketKind, ...]) -> None:
     ids, keys = [k.id for k in kinds], [k.key for k in kinds if k.key]
-    for what, values in (("id", ids), ("plan key", keys + list(Market.model_fields) + ["note"])):
+    for what, values in (("id", ids), ("plan key", keys + list(Market.model_fields) + ["kind", "note"])):
         for value in values:
             if values.count(value) > 1:
                 raise ValueError(f"two market kinds share the {what} {value!r}")
@@ -43,7 +44,10 @@ LINE_ITEMS = tuple(item for k in KINDS for item in k.line_items)  # the kinds' o
 
 
 def kind_of(market: Any) -> MarketKind:
-    """The kind of a market (a plan model, or a market seen in one scenario)."""
+    """The kind of a market (a plan model, or a market seen in one scenario): its `kind:`, else its key's."""
+    named = getattr(market, "kind", None)
+    if isinstance(named, str):
+        return next(k for k in KINDS if k.id == named)
     for kind in _KEYED:
         if getattr(market, kind.key or "", None) is not None:
             return kind
@@ -55,6 +59,10 @@ def _kind_rules(self: Any) -> Any:
     if len(given) > 1:
         raise ValueError(f"give at most one of {', '.join(f'`{key}`' for key in given)}: a market has one kind")
     kind = kind_of(self)
+    if self.kind is not None and [k.key for k in _KEYED if k.key in given] not in ([kind.key], []):
+        raise ValueError(f"a market has one kind: `kind: {self.kind}` and an `{given[0]}:` block disagree")
+    if self.kind is not None and kind.key is not None and not given:
+        raise ValueError(f"a market of `kind: {kind.id}` needs its `{kind.key}:` block")
     if kind.check is not None:
         kind.check(self)
     return self
@@ -64,11 +72,13 @@ def _kind_rules(self: Any) -> Any:
 MARKET_MODEL: type[Market] = create_model(  # type: ignore[call-overload]
     "Market", __base__=Market, __module__=__name__,
     __validators__={"_kind_rules": model_validator(mode="after")(_kind_rules)},
+    kind=(Literal[tuple(k.id for k in KINDS)] | None,
+          Field(None, description="the market's kind (default rented; a kind's block implies it)")),
     **{str(k.key): (k.annotation, None) for k in _KEYED}, note=(str, Field("", max_length=2000)))
 MARKET_MODEL.SCHEMA_RULES = [rule for k in KINDS for rule in k.schema_rules]
-# `market.kind`: what the sheet kit and a kind's own module ask of a market (its header, which markets it
+# `market.market_kind`: what the sheet kit and a kind's own module ask of a market (its header, which markets it
 # buys from) without importing this registry, which stands above them
-MARKET_MODEL.kind = property(kind_of)
+MARKET_MODEL.market_kind = property(kind_of)
 
 
 # --- the plan's markets, checked against the rest of it --------------------------------------
@@ -163,6 +173,6 @@ def header(market: Any) -> str:
     return kind_of(market).header(market)
 
 
-def input_cells(market: Any, index: int) -> list[Any]:
+def input_cells(market: Any, index: int, plan: Any) -> list[Any]:
     kind = kind_of(market)
-    return [] if kind.input_cells is None else kind.input_cells(market, index)
+    return [] if kind.input_cells is None else kind.input_cells(market, index, plan)

@@ -51,7 +51,7 @@ def rate_name(inp: Any, market: Any, key: str) -> str:
     return inp.market(None, market, key)
 
 
-def input_cells(market: Any, index: int) -> list[InputCell]:
+def input_cells(market: Any, index: int, plan: Any = None) -> list[InputCell]:
     return list(walk(market, ("markets", index), ("mkt", market.id), label_of(market)))
 
 

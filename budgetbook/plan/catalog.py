@@ -27,6 +27,7 @@ class Gpu:
     # HBM bandwidth (decimal GB/s): what bounds decoding when serving (`lineitems/serving_physics.py`)
     memory_gb_per_s: float = 0.0
     bandwidth_source: str = ""
+    tdp_w: float | None = None              # max thermal design power, watts (TDP below); None: not published
 
     def peak(self, precision: str) -> float | None:
         """Dense peak TFLOP/s at `bf16` or `fp8`; None where the GPU has no FP8."""
@@ -103,6 +104,15 @@ BANDWIDTH: dict[str, tuple[float, str]] = {
 CATALOG = {gpu_id: replace(gpu, memory_gb_per_s=BANDWIDTH[gpu_id][0],
                            bandwidth_source=f"{BANDWIDTH[gpu_id][1]} (entered {BANDWIDTH_AS_OF})")
            for gpu_id, gpu in CATALOG.items()}
+# Max TDP in watts, from the vendors' datasheets (read 2026-12-02): NVIDIA A100 SXM 400 W; H100 SXM 700 W,
+# PCIe 350 W, NVL 400 W; H800 SXM 700 W; H200 SXM 700 W; HGX B200 1,000 W per GPU; GB200 NVL72 1,200 W per
+# GPU; L40S 350 W; V100 SXM2 300 W; AMD MI250X 560 W, MI300X 750 W, MI325X 1,000 W; Intel Gaudi 3 (HL-325L
+# OAM) 900 W. Google publishes no TPU v5p chip TDP: an owned TPU needs `tdp_w`.
+TDP_SOURCE = "vendor datasheets (max TDP), read 2026-12-02"
+_TDP_W = {"A100": 400.0, "A100_40GB": 400.0, "H100_SXM": 700.0, "H100_PCIE": 350.0, "H100_NVL": 400.0,
+          "H800": 700.0, "H200": 700.0, "B200": 1000.0, "GB200": 1200.0, "L40S": 350.0, "V100": 300.0,
+          "MI250X": 560.0, "MI300X": 750.0, "MI325X": 1000.0, "Gaudi3": 900.0}
+CATALOG = {gpu_id: replace(gpu, tdp_w=_TDP_W.get(gpu_id)) for gpu_id, gpu in CATALOG.items()}
 
 MFU_WARNING = 0.6
 

@@ -81,7 +81,7 @@ def input_cells(plan: Plan) -> list[InputCell]:
     """Every input of a plan: markets, workloads, then each line item's section, in Inputs sheet order."""
     cells: list[InputCell] = []
     for i, market in enumerate(plan.markets):
-        cells += plan.MARKET_KINDS.input_cells(market, i)  # a market's kind says its rows
+        cells += plan.MARKET_KINDS.input_cells(market, i, plan)  # a market's kind says its rows
     for i, workload in enumerate(plan.workloads):
         label = workload.label or workload.id
         found = timed(plan, list(walk(workload, ("workloads", i), ("wl", workload.id), label)), ("workloads", i),

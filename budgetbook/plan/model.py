@@ -246,7 +246,7 @@ class Market(Strict):
     extra_engineering_days: Annotated[Num, num(0, 3650, unit="days")] = Num.of(0)
     # its kind (`markets.registry.kind_of`): a property of the full model, which the sheet kit asks of a
     # market without importing the registry above it
-    kind: ClassVar[Any]
+    market_kind: ClassVar[Any]
 
     @model_validator(mode="after")
     def _gpu_ids(self):

@@ -24,11 +24,11 @@ class Inputs:
 
     def price(self, market_paying: Market, gpu: str) -> str:
         """The input a formula reads for the price per GPU-hour of `gpu` on a market with prices (its kind says)."""
-        return market_paying.kind.gpu_price_name(self, market_paying, gpu)
+        return market_paying.market_kind.gpu_price_name(self, market_paying, gpu)
 
     def runs(self, plan: Plan, workload: Workload, market: Market) -> str:
         """This market's runs of a workload: its own count where its kind sets one (a hybrid's)."""
-        key = market.kind.runs_key(workload, market)
+        key = market.market_kind.runs_key(workload, market)
         if key is not None:
             return self.market(plan, market, *key)
         return self.by_path[("workloads", self._workload_index[workload.id], "runs")]

@@ -77,7 +77,7 @@ def market_col(plan: Plan, market: Market) -> int:
 
 def market_header(market: Market) -> str:
     """A market column's header: its label, as its kind shows it (a hybrid says it is one)."""
-    return market.kind.header(market)
+    return market.market_kind.header(market)
 
 
 def sum_or_none(rows: list[int]) -> str:

@@ -36,7 +36,7 @@ def test_no_module_but_the_hybrids_own_tests_for_a_hybrid():
 def test_every_templates_market_has_its_kind():
     plan = load_plan("pretrain-7b")
     assert [kind_of(m).id for m in plan.markets] == ["rented", "rented", "rented", "hybrid"]
-    assert [m.kind for m in plan.markets] == [kind_of(m) for m in plan.markets]  # a kind's module asks so
+    assert [m.market_kind for m in plan.markets] == [kind_of(m) for m in plan.markets]  # a kind's module asks so
     assert [m.id for m in plan.markets if kind_of(m).priced] == ["hyperscaler_commit", "neo_cloud",
                                                                   "decentralized_market"]
 
@@ -48,7 +48,7 @@ def test_the_registry_refuses_two_kinds_on_one_key():
     unpriced = dataclasses.replace(rented.KIND, id="free", key="free", gpu_price=None)
     with pytest.raises(ValueError, match="market kind 'free' sells GPU-hours: give its price rule both ways"):
         registry._refuse_clashes((rented.KIND, unpriced))
-    assert [k.id for k in KINDS] == ["rented", "hybrid"]
+    assert [k.id for k in KINDS] == ["rented", "hybrid", "owned"]
 
 
 def test_a_market_has_one_kind(tmp_path, capsys):

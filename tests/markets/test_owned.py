@@ -1,0 +1,133 @@
+"""An owned cluster (`kind: owned`): a worked example by hand, month by month, through the reference, `formulas`
+and LibreOffice; the break-even utilization; bad input refused in one line.
+
+The worked example: 16 H100 at $20,000, +50% server, +25% network: $600,000, bought in month 2, two-year life,
+10% residual: $540,000 / 24 = $22,500 a month. A GPU draws 0.7 kW x 2 (server) x 1.2 (PUE) x $0.10 = $0.168 an
+hour at TDP. Month 1 (before the purchase): the 5,000 hours of `early` all overflow to `neo` at $2: $10,000.
+Months 2-3: `main` buys 15,000 hours a month; the cluster delivers 16 x 730.5 x 0.9 = 10,519.2 (held), 1,168.8 of
+its 11,688 installed hours idle, 4,480.8 overflow ($8,961.60). Energy (10,519.2 x 0.75 + 1,168.8 x 0.25) x 0.168 =
+$1,374.5088; facility 16 x 1.4 kW x $150 = $3,360; maintenance 600,000 x 6% / 12 = $3,000; financing 12% / 12 on
+the book value at the month's start: $6,000 then $5,775. Book value at the end: 600,000 - 45,000 = $555,000.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import yaml
+from cli_run import run
+from libreoffice import needs_libreoffice, recalculated_values
+
+from budgetbook.planfile.loader import plan_from_text
+from budgetbook.reference import compute_breakdown, compute_monthly, ownership
+from budgetbook.workbook.write import write_workbook
+from budgetbook.xlsx.evaluate import evaluate_workbook
+
+OWNED = {"gpu": "H100_SXM", "count": 16, "price_per_gpu": 20000, "server_overhead_share": 0.5,
+         "network_share": 0.25, "start": 1, "life_years": 2, "residual_share": 0.1, "cost_of_capital": 0.12,
+         "power_ratio": 2, "busy_share": 0.75, "idle_share": 0.25, "pue": 1.2, "price_per_kwh": 0.1,
+         "colocation_per_kw_month": 150, "maintenance_share": 0.06, "availability": 0.9, "fallback": "neo"}
+WORKLOADS = [{"id": "early", "gpu": "H100_SXM", "ideal_gpu_hours": 5000, "utilization": 1, "months": 1},
+             {"id": "main", "gpu": "H100_SXM", "ideal_gpu_hours": 30000, "utilization": 1, "start": 1, "months": 2}]
+MONTHS = {"owned_depreciation": [0, 22500, 22500], "owned_energy": [0, 1374.5088, 1374.5088],
+          "owned_facility": [0, 3360, 3360], "owned_maintenance": [0, 3000, 3000],
+          "owned_financing": [0, 6000, 5775], "owned_overflow": [10000, 8961.6, 8961.6]}
+
+
+def _plan_data(owned: dict | None = None, workloads: list | None = None) -> dict:
+    return {"name": "owned-example", "start": "2026-01",
+            "markets": [{"id": "neo", "gpu_prices": {"H100_SXM": 2.0}},
+                        {"id": "cluster", "label": "Own cluster", "kind": "owned", "owned": owned or OWNED}],
+            "workloads": workloads or WORKLOADS}
+
+
+TEXT = yaml.safe_dump(_plan_data(), sort_keys=False)
+
+
+def _assert_months(values: dict, where: str) -> None:
+    for line, months in MONTHS.items():
+        for n, expected in enumerate(months, 1):
+            got = values[f"cf_{line}_cluster_m{n}"]
+            assert math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-9), (where, line, n, got)
+    assert math.isclose(values["owned_book_value_cluster"], 555000, rel_tol=1e-12), where
+    assert math.isclose(values["total_cluster"], sum(map(sum, MONTHS.values())), rel_tol=1e-12), where
+    assert values["owned_depreciation_neo"] == 0 and values["checks_ok"] is True, where
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory):
+    return write_workbook(plan_from_text(TEXT, "worked example"), TEXT, tmp_path_factory.mktemp("owned") / "o.xlsx")
+
+
+def test_the_worked_example_by_hand_in_the_reference_and_formulas(book):
+    plan = plan_from_text(TEXT, "worked example")
+    monthly = {(r.item, r.market): r.values for r in compute_monthly(plan).rows}
+    figures = {f.name: f.value for f in compute_breakdown(plan).figures}
+    reference = {f"cf_{item}_{market}_m{n}": v for (item, market), values in monthly.items()
+                 for n, v in enumerate(values, 1)} | figures | {"checks_ok": True}
+    _assert_months(reference, "reference")
+    evaluated = evaluate_workbook(book)
+    _assert_months(evaluated, "formulas")
+    assert math.isclose(evaluated["own_cluster_per_hour_cluster"], 72244.0176 / 21038.4, rel_tol=1e-12)
+    assert evaluated["own_cluster_utilization_cluster"] == pytest.approx(1.0)
+    [entry] = ownership(plan)
+    assert entry["purchase"] == 600000 and entry["book_value_at_end"] == pytest.approx(555000)
+    assert entry["cost_per_gpu_hour"] == pytest.approx(72244.0176 / 21038.4, rel=1e-12)
+    # fixed: 69,495 + 23,376 installed hours x 0.25 x 0.168; over 21,038.4 hours x ($2 - 0.5 x 0.168)
+    assert entry["breakeven_utilization"] == {"neo": pytest.approx(70476.792 / (21038.4 * 1.916), rel=1e-12)}
+
+
+@needs_libreoffice
+def test_the_worked_example_in_libreoffice(book, tmp_path):
+    _assert_months(recalculated_values(book, tmp_path), "LibreOffice")
+
+
+@pytest.mark.parametrize("price", [2.5, 4.0])
+def test_at_the_breakeven_utilization_owning_costs_what_renting_does(price):
+    """Load the cluster at its reported break-even share of deliverable hours: its expense equals renting them."""
+    owned = OWNED | {"start": 0, "life_years": 5, "price_per_gpu": 8000}
+    data = _plan_data(owned, [{"id": "main", "gpu": "H100_SXM", "ideal_gpu_hours": 1000, "utilization": 1,
+                               "months": 3}])
+    data["markets"][0]["gpu_prices"]["H100_SXM"] = price
+    [entry] = ownership(plan_from_text(yaml.safe_dump(data), "probe"))
+    share = entry["breakeven_utilization"]["neo"]
+    assert 0 < share < 1
+    deliverable = 16 * 730.5 * 3 * 0.9
+    data["workloads"][0]["ideal_gpu_hours"] = share * deliverable
+    [loaded] = ownership(plan_from_text(yaml.safe_dump(data), "at break-even"))
+    expense = sum(loaded[p] for p in ("depreciation", "energy", "facility", "maintenance", "financing"))
+    assert loaded["overflow"] == 0 and loaded["utilization"] == pytest.approx(share, rel=1e-12)
+    assert abs(expense - share * deliverable * price) < 0.005
+
+
+@pytest.mark.parametrize(("change", "where", "says"), [
+    ({"life_years": -1}, "`markets[1].owned.life_years`", "must be"),
+    ({"pue": 0.9}, "`markets[1].owned.pue`", "must be"),
+    ({"start": "2027-06"}, "`markets[1].owned.start`", "after the plan's last month"),
+    ({"gpu": "H100_XYZ"}, "`markets[1].owned.gpu`", "not in the GPU catalog"),
+    ({"fallback": "nowhere"}, "`markets[1].owned.fallback`", "not a rented market"),
+    ({"price_per_server": 160000}, "`markets[1].owned`", "give exactly one of `price_per_gpu`, `price_per_server`"),
+])
+def test_bad_input_is_one_line_with_its_key_path(tmp_path, capsys, change, where, says):
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(_plan_data(OWNED | change), sort_keys=False))
+    code, out, err = run(capsys, "generate", path, "-o", tmp_path / "bad.xlsx")
+    assert code == 2 and err.count("\n") == 1, err
+    assert where in err and says in err, err
+    assert not (tmp_path / "bad.xlsx").exists()
+
+
+@pytest.mark.parametrize(("market", "says"), [
+    ({"id": "cluster", "kind": "owned"}, "a market of `kind: owned` needs its `owned:` block"),
+    ({"id": "cluster", "owned": OWNED, "hybrid": {"assign": {"early": "neo", "main": "neo"}}},
+     "a market has one kind"),
+    ({"id": "cluster", "kind": "hybrid", "owned": OWNED}, "a market has one kind"),
+])
+def test_one_kind_a_market(tmp_path, capsys, market, says):
+    data = _plan_data()
+    data["markets"][1] = market
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    code, out, err = run(capsys, "show", path)
+    assert code == 2 and err.count("\n") == 1 and "`markets[1]`" in err and says in err, err
