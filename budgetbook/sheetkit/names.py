@@ -46,7 +46,7 @@ class Inputs:
         """Every input a workload's runs come from: its own, and each market's where its kind sets one."""
         paths = [("workloads", self._workload_index[workload.id], "runs")]
         for market in plan.markets:
-            key = market.kind.runs_key(workload, market)
+            key = market.market_kind.runs_key(workload, market)
             if key is not None:
                 paths.append(("markets", self._market_index[market.id]) + key)
         return paths
