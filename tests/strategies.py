@@ -155,7 +155,12 @@ def owned_market(draw, gpus: set[str], fallback: str) -> dict:
         owned["price_per_gpu"] = draw(value(5000, 40000))
     else:
         owned["price_per_server"] = draw(value(40000, 400000))
-    optional = {"server_overhead_share": (0.2, 1.1), "network_share": (0.05, 0.35), "life_years": (0.5, 7),
+    # held for its `months`, or (a short life, so the cash flow stays a few columns wide) for its life
+    if draw(st.booleans()):
+        owned |= {"months": draw(value(0.5, 14)), "life_years": draw(value(0.5, 7))}
+    else:
+        owned["life_years"] = draw(value(0.1, 1.5))
+    optional = {"server_overhead_share": (0.2, 1.1), "network_share": (0.05, 0.35),
                 "residual_share": (0, 0.3), "cost_of_capital": (0, 0.15), "tdp_w": (300, 1200),
                 "power_ratio": (1.2, 2.2), "busy_share": (0.4, 1.0), "idle_share": (0, 0.4), "pue": (1.0, 1.6),
                 "price_per_kwh": (0.03, 0.3), "colocation_per_kw_month": (80, 300),

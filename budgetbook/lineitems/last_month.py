@@ -14,7 +14,7 @@ from typing import Any
 
 from ..plan.numbers import SCENARIOS
 from ..plan.timing import LAST_MONTH, month_labels, month_number, offset_of
-from .phasing import kept_window, role_window, run_window
+from .phasing import kept_window, owned_window, role_window, run_window
 from .scenario import Resolved
 
 
@@ -32,6 +32,10 @@ def _windows(plan: Any) -> Iterator[tuple[str, float, float]]:
     for i, c in enumerate(plan.commitments):
         offset = offset_of(plan.start, c.start)
         yield f"commitments[{i}].term_months", 0.0 if offset is None else float(offset), float(c.term_months)
+    for i, market in enumerate(plan.markets):
+        if getattr(market, "owned", None) is not None:
+            key = "months" if market.owned.months is not None else "life_years"
+            yield (f"markets[{i}].owned.{key}", *owned_window(plan, market.owned))
 
 
 def past_last_month(plan: Any) -> str | None:

@@ -22,6 +22,7 @@ from typing import Any
 from ..plan.numbers import SCENARIOS
 from ..plan.timing import DAYS_PER_MONTH, DEFAULT_WORKLOAD_MONTHS, SETUP_MONTHS, horizon, offset_of
 from .scenario import Resolved
+from .units import MONTHS_PER_YEAR
 
 Window = tuple[float, float]   # (start, months), in months after the plan's start
 FIRST_MONTH: Window = (0.0, float(SETUP_MONTHS))
@@ -58,8 +59,14 @@ def role_window(plan: Any, role: Any) -> Window:
     return _start(plan, role.start), number(role.months)
 
 
-def windows(plan: Any) -> list[Window]:
-    """Every window of a plan in one scenario."""
+def owned_window(plan: Any, owned: Any) -> Window:
+    """The months the plan holds an owned cluster: from its purchase, for its `months` (default its life)."""
+    months = owned.months if owned.months is not None else owned.life_years * MONTHS_PER_YEAR
+    return _start(plan, owned.start), number(months)
+
+
+def windows(plan: Any, owned: bool = True) -> list[Window]:
+    """Every window of a plan in one scenario (`owned=False`: an owned cluster's aside)."""
     found = [FIRST_MONTH]
     for workload in plan.workloads:
         found += [run_window(plan, workload), kept_window(plan, workload)]
@@ -67,10 +74,13 @@ def windows(plan: Any) -> list[Window]:
     for c in plan.commitments:
         offset = offset_of(plan.start, c.start)
         found.append(((0.0 if offset is None else float(offset)), float(c.term_months)))
+    if owned:
+        found += [owned_window(plan, m.owned) for m in plan.markets if getattr(m, "owned", None) is not None]
     return found
 
 
-def month_count(plan: Any) -> int:
-    """The months of the cash flow: enough for every window in every scenario."""
-    ends = [start + months for s in SCENARIOS for start, months in windows(Resolved(plan, s))]
+def month_count(plan: Any, owned: bool = True) -> int:
+    """The months of the cash flow: enough for every window in every scenario (`owned=False`: the windows
+    but an owned cluster's)."""
+    ends = [start + months for s in SCENARIOS for start, months in windows(Resolved(plan, s), owned)]
     return horizon(ends)

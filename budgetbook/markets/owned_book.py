@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ..lineitems.base import Line
-from ..lineitems.phasing import month_count
 from ..plan.inputs import InputCell, bounds_of, timed, walk
 from ..sheetkit import style as st
 from ..sheetkit.cash_flow import BEGIN_ROW, CashFlow
@@ -54,11 +53,20 @@ def input_cells(market: Any, index: int, plan: Any) -> list[InputCell]:
 
 # --- the Cash flow rows ------------------------------------------------------------------------
 
+def held_months(inp: Inputs, i: int, market: Any) -> str:
+    """The months the plan holds the cluster, as a formula's text: its `months`, else its life."""
+    key = ("markets", i, "owned")
+    return inp[key + ("months",)] if market.owned.months is not None else \
+        f"{inp[key + ('life_years',)]}*k_months_per_year"
+
+
 def timing(cf: CashFlow, plan: Any, inp: Inputs) -> None:
     for i, market in owned_markets(plan):
         key = ("markets", i, "owned")
-        cf.flag(f"own_{market.id}", f"In service: {label_of(market)}", f"={inp[key + ('start',)]}",
-                f"={inp[key + ('life_years',)]}*k_months_per_year")
+        start, held = f"={inp[key + ('start',)]}", held_months(inp, i, market)
+        cf.flag(f"own_{market.id}", f"Held and in service: {label_of(market)}", start, f"={held}")
+        cf.flag(f"owndep_{market.id}", f"Depreciated (held, within its life): {label_of(market)}", start,
+                f"=MIN({held},{inp[key + ('life_years',)]}*k_months_per_year)")
 
 
 def _used_terms(cf: CashFlow, m: Any, owner: Any) -> tuple[dict[str, Any], list[str]]:
@@ -82,8 +90,11 @@ def _cluster_rows(cf: CashFlow, plan: Any, inp: Inputs, m: Any, i: int, owner: A
     def row(what: str, template: str, short: str, refs: dict[str, Any], **kw: Any) -> int:
         return cf.row(f"{label}: {what}", template, f"{name}_{short}_{m.id}", m, at | refs, **kw)
 
-    service = row("months in service", "={flag}*{life_years}*k_months_per_year", "service",
+    held_for = held_months(inp, i, owner)
+    service = row("months in service", f"={{flag}}*{held_for}", "service",
                   {"flag": cf.flags[f"own_{owner.id}"]}, unit="months", fmt=st.COUNT)
+    ageing = row("months depreciated", f"={{flag}}*MIN({held_for},{{life_years}}*k_months_per_year)", "ageing",
+                 {"flag": cf.flags[f"owndep_{owner.id}"]}, unit="months", fmt=st.COUNT)
     installed = row("installed GPU-hours", "={count}*k_hours_per_month*{service}", "installed",
                     {"service": service}, **hours)
     deliverable = row("deliverable GPU-hours (x availability)", "={installed}*{availability}", "deliverable",
@@ -102,8 +113,8 @@ def _cluster_rows(cf: CashFlow, plan: Any, inp: Inputs, m: Any, i: int, owner: A
              "service": service}
     fallback = next(x for x in plan.markets if x.id == owner.owned.fallback)
     costs = {
-        "depreciation": row("depreciation", "=({purchase}-{residual})/({life_years}*k_months_per_year)*{service}",
-                            "depreciation", asset, item="owned_depreciation"),
+        "depreciation": row("depreciation", "=({purchase}-{residual})/({life_years}*k_months_per_year)*{ageing}",
+                            "depreciation", asset | {"ageing": ageing}, item="owned_depreciation"),
         "energy": row("energy (busy and idle draw)", "=({held}*{busy_share}+{idle}*{idle_share})*{tdp_w}*"
                       "{power_ratio}/k_watts_per_kw*{pue}*{price_per_kwh}", "energy", {"held": held, "idle": idle},
                       item="owned_energy"),
@@ -192,11 +203,12 @@ def build(book: Blueprint, plan: Any, inp: Inputs) -> None:
             mine.append(r)
         spent = sheet.row("Expense (overflow aside)", cur, money0, "=SUM({parts})", f"{name}_expense",
                           parts=Rows(tuple(mine[:5])))
-        life, start = inp[key + ("life_years",)], inp[key + ("start",)]
-        left = sheet.row("Share of its life left at the plan's end", "share", st.SHARE, "={left}", f"{name}_left",
-                         left=where(f"MAX(k_none,{life}*k_months_per_year-(cf_ends_m{month_count(plan)}-{start}))/"
-                                    f"({life}*k_months_per_year)"))
-        values.append(sheet.row("Book value at the plan's end (residual + the rest x the life left)", cur, money0,
+        life, held = inp[key + ("life_years",)], held_months(inp, i, owner)
+        left = sheet.row("Share of its life left when the plan lets it go", "share", st.SHARE, "={left}",
+                         f"{name}_left", left=where(f"MAX(k_none,{life}*k_months_per_year-{held})/"
+                                                    f"({life}*k_months_per_year)"))
+        values.append(sheet.row("Book value when the plan lets it go (residual + the rest x the life left)", cur,
+                                money0,
                                 "={residual}+({bought}-{residual})*{left}", f"{name}_book_value", item=BOOK_VALUE.id,
                                 bought=bought, residual=residual, left=left))
         sheet.row("Cost per delivered GPU-hour", f"{cur}/GPU-hour", money2,

@@ -49,6 +49,9 @@ class Owned(Strict):
         = Num.of(0.19)
     start: Start | None = Field(None, description="purchase: the month bought and put in service (2026-03) or "
                                                   "months after the plan's start; default the plan's start")
+    months: Annotated[Num, num(0, 600, gt=True, unit="months", description="months of the plan it is held "
+                                                                         "and costed, from its purchase")] \
+        | None = Field(None, description="default its life (`life_years` x 12)")
     # assumption: 5 years straight line (hyperscalers depreciate servers over 5-6 years, 10-K filings 2024)
     life_years: Annotated[Num, num(0, 30, gt=True, unit="years", description="straight-line depreciation life")] \
         = Num.of(5)
@@ -123,7 +126,7 @@ def validate(plan: Any, m: int, market: Any, checked: Checked) -> None:
         raise ValueError(f"`markets[{m}].gpu_prices`: market `{market.id}` has no price for GPU `{gpu}` "
                          f"(only `{owned.gpu}` runs on the cluster){suggest(gpu, market.gpu_prices)}")
     check_start(plan, owned.start, f"markets[{m}].owned.start")
-    offset, months = purchase_offset(plan, owned), month_count(plan)
+    offset, months = purchase_offset(plan, owned), month_count(plan, owned=False)
     latest = max(offset.low, offset.base, offset.high) if isinstance(offset, Num) else offset
     if latest >= months:
         raise ValueError(f"{at}.start`: the purchase (month {latest:g} after the plan's start) falls after the "

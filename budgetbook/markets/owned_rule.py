@@ -3,7 +3,9 @@
 Rule: a cluster of `count` GPUs is bought in its purchase month for count x
 price per GPU (a server's price / 8) x (1 + server overhead) x (1 + network
 and storage share), and depreciated straight line to its residual value over
-its life; in service over the same months. A month's installed GPU-hours are
+its life. The plan holds it, in service, for its `months` from the purchase
+(default its life): those months' depreciation (none past its life), energy,
+facility, maintenance and financing are the plan's expense. A month's installed GPU-hours are
 count x 730.5 x the share of the month in service, its deliverable hours that x
 availability. The GPU-hours every line item buys on it for its GPU fill the
 deliverable hours month by month; what they cannot hold (the overflow) is paid
@@ -13,8 +15,8 @@ chip-to-server power ratio / 1000 x PUE x price per kWh. Facility: count x TDP
 x ratio / 1000 kW x colocation per kW-month x months in service. Maintenance:
 purchase x share a year / 12 a month in service. Financing: cost of capital /
 12 x the book value at the month's start, a month in service. A market pays
-the clusters of the markets it buys from. The book value at the plan's end
-(purchase less the depreciation of the plan's months) is shown beside the
+the clusters of the markets it buys from. The book value when the plan lets
+it go (residual + the rest x the share of its life left) is shown beside the
 total, never added to it. Break-even utilization against a rented market: the
 cluster's costs that do not follow the load, over the deliverable hours x (the
 rented price less the busy hour's extra energy).
@@ -25,10 +27,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..lineitems.phasing import owned_window
 from ..lineitems.scenario import MarketView
 from ..lineitems.units import HOURS_PER_MONTH
 from ..plan.timing import share
-from .owned_model import GPUS_PER_SERVER, MONTHS_PER_YEAR, WATTS_PER_KW, purchase_offset, tdp
+from .owned_model import GPUS_PER_SERVER, MONTHS_PER_YEAR, WATTS_PER_KW, tdp
 
 PARTS = ("depreciation", "energy", "facility", "maintenance", "financing", "overflow")
 
@@ -73,8 +76,11 @@ class Cluster:
 
 def cluster(view: MarketView, owner: Any) -> Cluster:
     plan, owned, count = view.plan, owner.owned, view.months
-    start, life = purchase_offset(plan, owned), owned.life_years * MONTHS_PER_YEAR
-    service = [share(start, life, n) * life for n in range(count)]
+    start, held_for = owned_window(plan, owned)
+    life = owned.life_years * MONTHS_PER_YEAR
+    depreciated = life - positive(life - held_for)     # the held months inside its life
+    service = [share(start, held_for, n) * held_for for n in range(count)]
+    ageing = [share(start, depreciated, n) * depreciated for n in range(count)]
     installed = [owned.count * HOURS_PER_MONTH * s for s in service]
     deliverable = [h * owned.availability for h in installed]
     used = [0.0] * count
@@ -91,7 +97,7 @@ def cluster(view: MarketView, owner: Any) -> Cluster:
     fallback = next(m for m in plan.markets if m.id == owned.fallback).gpu_prices[owned.gpu]
     elapsed = [life - positive(life - positive(n - start)) for n in range(count)]  # in service before month n
     months = {
-        "depreciation": [per_month * s for s in service],
+        "depreciation": [per_month * a for a in ageing],
         "energy": [(h * owned.busy_share + i * owned.idle_share) * kwh_price for h, i in zip(held, idle, strict=True)],
         "facility": [owned.count * server_kw(owned) * owned.colocation_per_kw_month * s for s in service],
         "maintenance": [bought_for * owned.maintenance_share / MONTHS_PER_YEAR * s for s in service],
@@ -102,7 +108,7 @@ def cluster(view: MarketView, owner: Any) -> Cluster:
     fixed = sum(sum(months[p]) for p in ("depreciation", "facility", "maintenance", "financing")) \
         + sum(installed) * owned.idle_share * kwh_price
     residual = bought_for * owned.residual_share
-    left = positive(life - (count - start)) / life   # the share of its life left at the plan's end
+    left = positive(life - held_for) / life   # the share of its life left when the plan lets it go
     return Cluster(owner, installed, deliverable, used, held, overflow, idle, months, bought_for,
                    residual + (bought_for - residual) * left, fixed, (owned.busy_share - owned.idle_share) * kwh_price)
 
