@@ -64,8 +64,12 @@ class Breakdown:
 
     def as_json(self) -> dict:
         return {"plan": self.plan, "currency": self.currency, "markets": self.markets,
-                "figures": [f.as_dict() for f in self.figures], **self.physics_json(),
-                "ownership": ownership(self.source)}
+                "figures": [f.as_dict() for f in self.figures], **self.physics_json(), **self.ownership_json()}
+
+    def ownership_json(self) -> dict:
+        """`ownership`, one entry per owned market (`ownership`); absent from a plan without one."""
+        found = ownership(self.source)
+        return {"ownership": found} if found else {}
 
     def physics_json(self) -> dict:
         """`workloads` (hours, days, MFU per workload and market), `warnings` and `notes` (what `--strict` lets be:

@@ -70,7 +70,13 @@ SHOW = {
                      "mfu_note": nullable(STRING)})),
                  "warnings": array(SANITY), "notes": array(SANITY)},
     # with a `serving` section: per market, its physics (those of a served model only with one) and price
+    # with an owned market: per owned market, its expense by part and its answers (`reference.ownership`)
     "optional": {"workbook": STRING,
+                 "ownership": array(obj({
+                     "market": STRING, "purchase": NUMBER, "depreciation": NUMBER, "energy": NUMBER,
+                     "facility": NUMBER, "maintenance": NUMBER, "financing": NUMBER, "overflow": NUMBER,
+                     "book_value_at_end": NUMBER, "cost_per_gpu_hour": nullable(NUMBER),
+                     "utilization": nullable(NUMBER), "breakeven_utilization": mapping(nullable(NUMBER))})),
                  "serving": array(obj({"market": STRING, "tokens_per_second_per_gpu": NUMBER,
                                        "gpu_hours_per_month": NUMBER, "cost_per_million_tokens": NUMBER},
                                       {"kv_bytes_per_token": NUMBER, "weights_gb": NUMBER, "kv_cache_gb": NUMBER,
@@ -142,7 +148,8 @@ GPUS = {
     "required": {"gpus": array(obj({"id": STRING, "name": STRING, "dense_bf16_tflops": NUMBER,
                                     "dense_fp8_tflops": nullable(NUMBER), "memory_gb": NUMBER,
                                     "aliases": array(STRING), "source": STRING, "as_of": STRING,
-                                    "memory_gb_per_s": NUMBER, "bandwidth_source": STRING}))},
+                                    "memory_gb_per_s": NUMBER, "bandwidth_source": STRING,
+                                    "tdp_w": nullable(NUMBER)}))},
 }
 CALIBRATE = {
     "required": {"plan": STRING,

@@ -27,7 +27,8 @@ from budgetbook.xlsx.evaluate import evaluate_workbook
 OWNED = {"gpu": "H100_SXM", "count": 16, "price_per_gpu": 20000, "server_overhead_share": 0.5,
          "network_share": 0.25, "start": 1, "months": 2, "life_years": 2, "residual_share": 0.1,
          "cost_of_capital": 0.12, "power_ratio": 2, "busy_share": 0.75, "idle_share": 0.25, "pue": 1.2,
-         "price_per_kwh": 0.1, "colocation_per_kw_month": 150, "maintenance_share": 0.06, "availability": 0.9, "fallback": "neo"}
+         "price_per_kwh": 0.1, "colocation_per_kw_month": 150, "maintenance_share": 0.06,
+         "availability": 0.9, "fallback": "neo"}
 WORKLOADS = [{"id": "early", "gpu": "H100_SXM", "ideal_gpu_hours": 5000, "utilization": 1, "months": 1},
              {"id": "main", "gpu": "H100_SXM", "ideal_gpu_hours": 30000, "utilization": 1, "start": 1, "months": 2}]
 MONTHS = {"owned_depreciation": [0, 22500, 22500], "owned_energy": [0, 1374.5088, 1374.5088],
