@@ -139,6 +139,8 @@ def market(draw, mid: str, gpus: set[str]) -> dict:
         data["egress_per_gb"] = draw(value(0, 0.15))
     if draw(st.booleans()):
         data["extra_engineering_days"] = draw(value(0, 10))
+    if draw(st.integers(0, 3)) == 0:  # 1 in 4: what the market costs beyond its price (issue 29)
+        data["reliability"] = draw(reliability())
     return note(draw, data)
 
 
@@ -181,6 +183,17 @@ def owned_market(draw, gpus: set[str], fallback: str) -> dict:
     if draw(st.booleans()):
         data["storage_per_gb_month"] = draw(value(0, 0.1))
     return note(draw, data)
+
+
+@st.composite
+def reliability(draw) -> dict:
+    """Every key, each a number or a range; at most 2 interruptions a day of up to 4 + 2 hours lost: goodput > 2/3."""
+    return {"interruptions_per_day": draw(value(0, 2)), "checkpoint_interval_hours": draw(value(0, 4)),
+            "restart_hours": draw(value(0, 2)), "sla_credit_share": draw(value(0, 0.05)),
+            "support_share": draw(value(0, 0.1)), "setup_days": draw(value(0, 10)),
+            "debugging_days_per_month": draw(value(0, 5)), "months": draw(value(0, 12)),
+            "redundant_share": draw(value(0, 1)), "rejected_share": draw(value(0, 0.3)),
+            "vetting_days": draw(value(0, 10))}
 
 
 @st.composite

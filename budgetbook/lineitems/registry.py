@@ -26,6 +26,7 @@ from . import (
     final_run,
     items,
     people,
+    reliability,
     serving,
     stages,
     storage_egress,
@@ -77,6 +78,7 @@ LINE_ITEMS = LineItems((
     commitment.ITEM,
     storage_egress.ITEM,
     people.ITEM,
+    reliability.ITEM,
     items.ITEM,
     *KIND_ITEMS,  # the market kinds' own lines (`MarketKind.line_items`), in the contingency's base
     contingency.ITEM,

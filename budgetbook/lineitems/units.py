@@ -27,6 +27,8 @@ EXACT_MATCH = 0
 PRICE_DIGITS = PRICE_DECIMALS  # the decimals of the Inputs price format (`sheetkit.style.PRICE_DIGITS`, "#,##0.00##")
 # a live label's digits from whole numbers (`sheetkit/price_text.py`): the same in every locale
 CENTS, TEN, WHOLE_DIGITS = 100, 10, 0
+HALF_INTERVAL = 0.5  # an interruption loses, on average, half a checkpoint interval of work (saves evenly spaced)
+ONE = 1  # the whole of the paid hours: goodput = ONE - the share lost
 EXPERIMENT_BUDGET = 10_000  # seed 000 counts experiments a budget buys: "you run twelve of them instead of five"
 
 # (defined name, label, value, unit, source)
@@ -53,6 +55,9 @@ CONSTANTS = (
     ("k_cents", "Cents per currency unit", CENTS, "", "definition"),
     ("k_ten", "Ten (one decimal digit)", TEN, "", "definition"),
     ("k_whole_digits", "Decimals of a whole number (ROUND's digits)", WHOLE_DIGITS, "digits", "definition"),
+    ("k_half_interval", "Share of a checkpoint interval an interruption loses (on average)", HALF_INTERVAL,
+     "share", "interruptions fall uniformly between evenly spaced saves: half an interval is redone on average"),
+    ("k_one", "All of the paid hours", ONE, "share", "definition: goodput = 1 - the share lost"),
     ("k_experiment_budget", "Budget experiments are counted per", EXPERIMENT_BUDGET, "currency",
      "seed 000: experiments a budget buys (\"twelve of them instead of five\")"),
     ("k_months_per_year", "Months per year", MONTHS_PER_YEAR, "months", "definition"),

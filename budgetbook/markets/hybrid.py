@@ -35,6 +35,9 @@ class Hybrid(Strict):
 def check(market: Any) -> None:
     if market.gpu_prices or market.storage_per_gb_month.base or market.egress_per_gb.base:
         raise ValueError("a hybrid market takes its prices from the markets it assigns")
+    if market.reliability is not None:
+        raise ValueError("a hybrid market pays the reliability of the markets it assigns: give `reliability` "
+                         "on them")
 
 
 def validate(plan: Any, m: int, market: Any, checked: Checked) -> None:
@@ -94,6 +97,7 @@ def input_cells(market: Any, index: int, plan: Any = None) -> list[InputCell]:
 KIND = MarketKind(
     id="hybrid", doc=__doc__ or "", key="hybrid", annotation=Hybrid | None, priced=False,
     schema_rules=(when(given("hybrid"), {"properties": {"gpu_prices": {"maxProperties": 0},
-                                                        "storage_per_gb_month": ZERO, "egress_per_gb": ZERO}}),),
+                                                        "storage_per_gb_month": ZERO, "egress_per_gb": ZERO},
+                                         "not": given("reliability")}),),
     check=check, validate=validate, check_serving=check_serving, paying=paying, runs_key=runs_key,
     serving=serving, used=used, shows_paying=True, header=header, input_cells=input_cells)

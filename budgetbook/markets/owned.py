@@ -16,6 +16,7 @@ from typing import Any
 
 from ..lineitems.base import LineItem, rule
 from ..plan.model import suggest
+from ..plan.rules import given, not_given, when
 from . import owned_book, owned_rule
 from .base import Checked, MarketKind, by_id, label_of
 from .owned_model import Owned, check, validate
@@ -68,5 +69,6 @@ ITEM = LineItem(id="ownership", doc=rule(owned_rule.__doc__), known_lines=(*owne
 
 KIND = MarketKind(
     id="owned", doc=__doc__ or "", key="owned", annotation=Owned | None, check=check, validate=_validate,
+    schema_rules=(when(given("owned"), not_given("reliability")),),  # its downtime is its availability
     serving=serving, gpu_price=gpu_price, gpu_price_name=gpu_price_name, rate=rate, rate_name=rate_name,
     header=header, input_cells=owned_book.input_cells, line_items=(ITEM,))

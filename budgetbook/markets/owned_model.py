@@ -102,6 +102,9 @@ def tdp(owned: Any) -> Any:
 def check(market: Any) -> None:
     if market.owned is None:
         raise ValueError("a market of `kind: owned` needs its `owned:` block (what was bought)")
+    if market.reliability is not None:
+        raise ValueError("an owned market's downtime is its availability (`owned:`), not `reliability:`: "
+                         "remove `reliability`, or give it on the rented markets")
     if market.owned.gpu in market.gpu_prices:
         raise ValueError(f"`gpu_prices.{market.owned.gpu}`: an owned market's own GPU has no price per hour "
                          "(its hours are paid by the cluster's lines); remove it")

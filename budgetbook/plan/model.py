@@ -233,6 +233,46 @@ class Workload(Strict):
         return Num(catalog, catalog, catalog, False, True)
 
 
+Share: TypeAlias = Annotated[Num, num(0, 1, unit="share of compute")]
+Days: TypeAlias = Annotated[Num, num(0, 3650, unit="people-days")]
+
+
+class Reliability(Strict):
+    """What a market costs beyond its price (issue 29): every key 0 unless the plan gives it.
+
+    Goodput is the share of paid hours that train: a run interrupted `interruptions_per_day` times a
+    wall-clock day loses, each time, on average half a checkpoint interval of work plus the restart
+    (Llama 3 report, arXiv 2407.21783, section 3.3.4: 419 unexpected interruptions in 54 days on 16,384
+    H100, 7.8 a day; read 2026-12-02). `lineitems/reliability.py` prices it."""
+
+    interruptions_per_day: Annotated[Num, num(0, 1000, unit="per day", description="a run's interruptions "
+                                                                                     "per wall-clock day")] = Num.of(0)
+    checkpoint_interval_hours: Annotated[Num, num(0, 1000, unit="hours", description="wall-clock hours "
+                                                                                      "between saves")] = Num.of(0)
+    restart_hours: Annotated[Num, num(0, 1000, unit="hours", description="from an interruption to training "
+                                                                          "again")] = Num.of(0)
+    sla_credit_share: Annotated[Num, num(0, 1, unit="share of compute", lowers_cost=True,
+                                         description="credited back under the provider's SLA")] = Num.of(0)
+    support_share: Share = Num.of(0)
+    setup_days: Days = Num.of(0)
+    debugging_days_per_month: Days = Num.of(0)
+    months: Annotated[Num, num(0, 600, unit="months", description="months of use the debugging days are "
+                                                                  "paid for")] = Num.of(0)
+    redundant_share: Share = Num.of(0)
+    rejected_share: Share = Num.of(0)
+    vetting_days: Days = Num.of(0)
+
+    @model_validator(mode="after")
+    def _goodput(self):
+        for scenario in ("low", "base", "high"):
+            lost = self.interruptions_per_day.at(scenario) / 24 * (self.checkpoint_interval_hours.at(scenario) / 2
+                                                                   + self.restart_hours.at(scenario))
+            if lost >= 1:
+                raise ValueError(f"interruptions x (half a checkpoint interval + restart) lose {lost:.3g} of "
+                                 "every hour: no training is left; check the hours (per day, not per month?)")
+        return self
+
+
 class Market(Strict):
     """A market's core: what every kind has. Each kind adds its key and the market its note: the full model is
     `markets.registry.MARKET_MODEL`; which kind a market is, and what that means, is `markets.registry.kind_of`."""
@@ -244,6 +284,7 @@ class Market(Strict):
     storage_per_gb_month: Price = Num.of(0)
     egress_per_gb: Price = Num.of(0)
     extra_engineering_days: Annotated[Num, num(0, 3650, unit="days")] = Num.of(0)
+    reliability: Reliability | None = None
     # its kind (`markets.registry.kind_of`): a property of the full model, which the sheet kit asks of a
     # market without importing the registry above it
     market_kind: ClassVar[Any]

@@ -96,8 +96,10 @@ def test_months_sum_to_every_figure(plan_and_text):
         assert row.total == figures[f"{row.item}_{row.market}"]
         assert len(row.values) == len(monthly.months)
         # every cost is paid, never refunded; a commitment's overflow premium is negative only where the
-        # fallback rate is below the committed price, an adjustment where finance types a discount
-        refunded = row.item in ("commitment", "adjustments") or (row.item == "total" and plan.adjustments)
+        # fallback rate is below the committed price, an adjustment where finance types a discount,
+        # reliability where SLA credits (money back) exceed its costs
+        refunded = (row.item in ("commitment", "adjustments", "reliability")
+                    or (row.item == "total" and plan.adjustments))
         assert refunded or all(v >= 0 for v in row.values), row
         assert math.isclose(sum(row.values), row.total, rel_tol=1e-12, abs_tol=1e-9), row
 
