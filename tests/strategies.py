@@ -3,7 +3,7 @@
 Plans are kept small (1-2 workloads, 1-2 priced markets, at most one hybrid, one owned cluster a quarter of
 the time)
 because every example is written to .xlsx and evaluated with `formulas`, which
-costs about half a second each: 200 examples must fit in CI's few minutes.
+costs about half a second each: 100 examples (the `ci` profile) must fit in CI's few minutes.
 """
 
 from __future__ import annotations
