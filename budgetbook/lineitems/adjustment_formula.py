@@ -2,7 +2,9 @@
 
 The workbook holds the formula itself in the adjustment's Amount cell, and Excel (or `formulas`)
 evaluates it there; the reference reads the same text here, on its own: numbers, the defined names
-of budgetbook's figures, `+ - * / ^`, a trailing `%` and parentheses. Anything else (a cell
+of budgetbook's figures, `+ - * /` (dividing by a typed number, not 0, so every formula has a
+finite value), a postfix `%` (of the operand just before it, as in Excel) and parentheses; no `^`,
+which Excel binds more loosely than a leading minus and Python more tightly. Anything else (a cell
 address, a function, a name that is not one of our figures) is refused with what it read, so the
 two implementations never evaluate different things.
 """
@@ -17,9 +19,8 @@ from typing import Any
 from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
 
 _OPS: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-    ast.Pow: operator.pow}
-_INFIX = {"+", "-", "*", "/", "^"}
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+_INFIX = {"+", "-", "*", "/"}  # no `^`: Excel binds a leading minus and `%` tighter than it, Python not
 
 
 class FormulaProblem(ValueError):
@@ -27,8 +28,14 @@ class FormulaProblem(ValueError):
 
 
 def names_read(text: str) -> list[str]:
-    """The defined names the formula reads, lower-cased, in order (refusing what is not a name or number)."""
-    return [value.lower() for kind, value in _tokens(text) if kind == "name"]
+    """The defined names the formula reads, lower-cased, in order (refusing what is not a name or number,
+    and a division whose right side is not a typed number: every formula has a finite value)."""
+    tokens = _tokens(text)
+    for (kind, value), after in zip(tokens, tokens[1:] + [("end", "")], strict=True):
+        if kind == "op" and value == "/" and not (after[0] == "number" and float(after[1])):
+            raise FormulaProblem(f"the formula `{text}` divides by something other than a typed number "
+                                 "(not 0): divide by a number, or multiply by a share")
+    return [value.lower() for kind, value in tokens if kind == "name"]
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
@@ -57,7 +64,7 @@ def _tokens(text: str) -> list[tuple[str, str]]:
             out.append(("op", token.value))
         else:
             raise FormulaProblem(f"the formula holds `{token.value}`: an adjustment's formula has numbers, figure "
-                                 "names, + - * / ^ % and parentheses only")
+                                 "names, + - * / % and parentheses only")
     return out
 
 
@@ -69,6 +76,7 @@ def _is_cell(value: str) -> bool:
 def evaluate(text: str, figures: Mapping[str, Any]) -> Any:
     """The formula's value, its names read from `figures` (lower-cased defined names); a figure may be a
     float or a numpy array (the ranges engine runs every rule over many input vectors at once)."""
+    names_read(text)  # what the plan's rule refuses, the reference refuses too
     parts: list[str] = []
     env: dict[str, Any] = {}
     for kind, value in _tokens(text):
@@ -79,8 +87,11 @@ def evaluate(text: str, figures: Mapping[str, Any]) -> Any:
             parts.append(f"v{len(env) - 1}")
         elif kind == "number":
             parts.append(value)
+        elif value == "%":  # Excel's postfix percent takes the operand just before it: `x/5%` is x/0.05
+            start = _group_start(parts) if parts and parts[-1] == ")" else len(parts) - 1
+            parts[start:] = ["(", *parts[start:], "/100", ")"]
         else:
-            parts.append({"^": "**", "%": "/100"}.get(value, value))
+            parts.append(value)
     try:
         tree = ast.parse(" ".join(parts), mode="eval")
     except SyntaxError:
@@ -89,6 +100,16 @@ def evaluate(text: str, figures: Mapping[str, Any]) -> Any:
         return _value(tree.body, env)
     except (ZeroDivisionError, OverflowError):
         raise FormulaProblem(f"the formula `{text}` has no finite value") from None
+
+
+def _group_start(parts: list[str]) -> int:
+    """The index of the `(` matching the `)` that ends `parts`."""
+    depth = 0
+    for i in range(len(parts) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(parts[i], 0)
+        if depth == 0:
+            return i
+    raise FormulaProblem("unbalanced parentheses")
 
 
 def _value(node: ast.AST, env: dict[str, Any]) -> Any:

@@ -150,3 +150,15 @@ def test_diff_shows_each_adjustment_as_its_own_change(capsys, tmp_path):
         ("adjustment", "adjustments[0]", "added")], err
     assert data["structure"][0]["new"]["amount"] == -5000
     assert {f["name"]: f["delta"] for f in data["figures"]}[f"total_{A}"] == pytest.approx(-5000)
+
+
+def test_formula_amounts_read_as_excel_reads_them():
+    """The reference's reading of an amount's formula (no workbook): Excel's postfix `%`, no `^`, `/` by a number."""
+    from budgetbook.lineitems.adjustment_formula import FormulaProblem, evaluate
+
+    figures = {"compute_a": 200.0}
+    assert [evaluate(t, figures) for t in ("=compute_a/5%", "=-5%*compute_a", "=(compute_a+100)%",
+                                           "=compute_a*-5%+100")] == pytest.approx([4000, -10, 3, 90])
+    for bad in ("=compute_a^2", "=compute_a/0", "=100/compute_a", "=SUM(compute_a)", "=A1", "=other_a"):
+        with pytest.raises(FormulaProblem):
+            evaluate(bad, figures)
