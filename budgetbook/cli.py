@@ -19,7 +19,7 @@ import typer
 from . import __version__, api
 from .atomic import describe_os_error
 from .ledger.threshold import DEFAULT_THRESHOLD_PCT
-from .output.emit import error, line, text, warning, write_json, wrote
+from .output.emit import ask_password, error, line, text, warning, write_json, wrote
 from .output.failure import report_failure
 from .output.lines import render_templates
 from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, tolerance_problem
@@ -35,6 +35,8 @@ _DEBUG = {"on": False}
 
 PlanArgument = Annotated[str | None, typer.Argument(help="Plan file or template name (default: finetune-13b-lora).")]
 
+
+PASSWORD_ENV = "BUDGETBOOK_PASSWORD"  # `generate --protect`'s password, kept out of the command line
 
 StrictOption = Annotated[bool, typer.Option("--strict", help="Refuse a plan with warnings (exit 2), for CI.")]
 
@@ -125,12 +127,15 @@ def generate(
                                         help="Replace a workbook even if it was edited since generated.")] = False,
     strict: StrictOption = False,
     protect: Annotated[str | None, typer.Option(
-        "--protect", metavar="<password>",
-        help="Protect the sheets with this password (they are protected, inputs unlocked, without one).")] = None,
+        "--protect", metavar="<password>", envvar=PASSWORD_ENV, show_envvar=True,
+        help="Protect the sheets with this password; `-` asks for it (on the terminal, else one line of "
+             "standard input), out of `ps` and shell history (they are protected, inputs unlocked, "
+             "without one).")] = None,
 ):
     """Write the plan as an Excel workbook of live formulas."""
 
-    wrote(api.generate_workbook(plan, output, force=force, password=protect, strict=strict))
+    password = ask_password("Sheet password") if protect == "-" else protect
+    wrote(api.generate_workbook(plan, output, force=force, password=password, strict=strict))
 
 
 class CheckFormat(str, Enum):

@@ -68,6 +68,19 @@ def error(message: object) -> None:
     line(f"Error: {visible(message)}", err=True)
 
 
+def ask_password(prompt: str) -> str:
+    """A password typed on the terminal (not echoed, asked twice), else the first line of standard input."""
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        import getpass
+
+        while True:
+            first = getpass.getpass(f"{prompt}: ", stream=stderr())
+            if getpass.getpass(f"{prompt} again: ", stream=stderr()) == first:
+                return first
+            line("The two differ; once more.", err=True)
+    return sys.stdin.readline().rstrip("\r\n")
+
+
 def write_json(data: Any, out: TextIO | Guarded | None = None, *, default: Any = None) -> None:
     """`data` as indented JSON: the encoder escapes every control character, so the text stays exact."""
     line(json.dumps(data, indent=2, default=default), out=out)

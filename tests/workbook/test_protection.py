@@ -7,6 +7,9 @@ and into a formula cell, which refuses it.
 
 from __future__ import annotations
 
+import base64
+import io
+import sys
 from pathlib import Path
 
 import openpyxl
@@ -18,6 +21,7 @@ from libreoffice import LibreOfficeError, needs_uno, uno_session
 from budgetbook.planfile.loader import load_plan
 from budgetbook.sheetkit.embed import SHEET as EMBED_SHEET
 from budgetbook.workbook.build import workbook_layout
+from budgetbook.workbook.protect import password_hash
 
 PLAN = "pretrain-7b"
 PASSWORD = "s3cret"
@@ -66,6 +70,20 @@ def test_protect_sets_a_password_and_locks_the_structure(tmp_path, capsys):
     assert {ws.protection.password for ws in wb.worksheets} == {None}  # no legacy hash (tests/test_protect_unicode.py)
     assert wb.security.lockStructure and wb.security.workbookHashValue not in (None, PASSWORD)
     assert wb[EMBED_SHEET].sheet_state == "hidden"
+
+
+def _locked_with(wb: openpyxl.Workbook, password: str) -> bool:
+    p = wb["Inputs"].protection
+    return p.hashValue == password_hash(password, base64.b64decode(p.saltValue), int(p.spinCount))
+
+
+def test_the_password_can_stay_off_the_command_line(tmp_path, capsys, monkeypatch):
+    """From BUDGETBOOK_PASSWORD, or `--protect -`: asked for (here: not a terminal, one line of standard input)."""
+    monkeypatch.setenv("BUDGETBOOK_PASSWORD", "from the env")
+    assert _locked_with(_generate(capsys, tmp_path / "env.xlsx"), "from the env")
+    monkeypatch.delenv("BUDGETBOOK_PASSWORD")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(PASSWORD + "\n"))
+    assert _locked_with(_generate(capsys, tmp_path / "asked.xlsx", "--protect", "-"), PASSWORD)
 
 
 @pytest.mark.parametrize(("password", "said"), [("", "is empty"), ("x" * 256, "at most 255"),
