@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .review.check import CheckReport
     from .review.diff import BudgetDiff
     from .review.sides import Side, Unreadable
+    from .workbook.write import Written
 
 __all__ = [
     "book_variance",
@@ -180,7 +181,14 @@ def output_schema(command: str) -> dict[str, Any]:
 
 def generate_workbook(spec: str | Path | None = None, out: PathLike | None = None, *,
                       force: bool = False, password: str | None = None, strict: bool = False) -> Path:
-    """Write the plan's workbook to `out` (default: <plan name>.xlsx) and return its path.
+    """Write the plan's workbook to `out` (default: <plan name>.xlsx) and return its path (`generate`)."""
+    return generate(spec, out, force=force, password=password, strict=strict)[0].path
+
+
+def generate(spec: str | Path | None = None, out: PathLike | None = None, *,
+             force: bool = False, password: str | None = None, strict: bool = False) -> tuple[Written, Breakdown]:
+    """Write the plan's workbook to `out` (default: <plan name>.xlsx): what was written (`Written`: sheets,
+    formula cells, the master check) and the plan's breakdown (its decision).
 
     Every sheet is protected with its inputs unlocked; `password` (`--protect`) sets a password.
 
@@ -190,9 +198,10 @@ def generate_workbook(spec: str | Path | None = None, out: PathLike | None = Non
     """
     from .errors import PlanError
     from .planfile.loader import plan_from_text, resolve
+    from .reference import compute_breakdown
     from .review.guard import ensure_replaceable
     from .workbook.protect import check_password
-    from .workbook.write import write_workbook
+    from .workbook.write import write_workbook_saying
 
     check_password(password)
     source, text = resolve(spec)
@@ -203,7 +212,7 @@ def generate_workbook(spec: str | Path | None = None, out: PathLike | None = Non
     if not force:
         ensure_replaceable(out)
     try:
-        return write_workbook(plan, text, out, protect=inputs, password=password)
+        return write_workbook_saying(plan, text, out, protect=inputs, password=password), compute_breakdown(plan)
     except PlanError as exc:  # ids that make one defined name: the plan file is at fault, not its `name:`
         raise exc.with_source(source) from None
 

@@ -134,8 +134,10 @@ def generate(
 ):
     """Write the plan as an Excel workbook of live formulas."""
 
+    from .output.show import render_generated  # heavy (reference model, rich): off the startup path
+
     password = ask_password("Sheet password") if protect == "-" else protect
-    wrote(api.generate_workbook(plan, output, force=force, password=password, strict=strict))
+    render_generated(*api.generate(plan, output, force=force, password=password, strict=strict))
 
 
 class CheckFormat(str, Enum):

@@ -20,7 +20,9 @@ from ..lineitems.units import EXPERIMENT_BUDGET
 from ..physics.model import physics_rows
 from ..reference import Breakdown, Figure
 from ..review.check import CheckReport
+from ..workbook.write import Written
 from .emit import console as guarded_console
+from .emit import line as print_line
 from .emit import stdout
 from .envelope import write_report
 from .physics import render_physics_table
@@ -182,6 +184,20 @@ def check_counts(report: CheckReport) -> str:
     figures = len(report.figures)
     return (f"{figures:,} figure{'s' if figures != 1 else ''} agree{'s' if figures == 1 else ''} with the "
             f"reference model, {changed:,} input{'s' if changed != 1 else ''} changed")
+
+
+def render_generated(written: Written, breakdown: Breakdown) -> None:
+    """`generate`: "Wrote PATH: N sheets, M formula cells; master check TRUE", then the decision: the cheapest
+    market and what it saves (one market: its total)."""
+    check = {True: "TRUE (every check passes)", False: "FALSE: see the Checks sheet", None: "not computed"}
+    print_line(f"Wrote {visible(written.path)}: {len(written.sheets)} sheets, "
+         f"{written.formula_cells:,} formula cells; master check {check[written.checks_ok]}")
+    decided = decision_line(breakdown)
+    if not decided:
+        total = next(f for f in breakdown.figures if f.item == "total")
+        decided = (f"One market: {market_labels(breakdown)[total.market]}, {money(total.value, breakdown.currency)} "
+                   "total development cost")
+    print_line(visible(decided))
 
 
 def render_check(report: CheckReport, fmt: str = "table", out: TextIO | None = None, *,

@@ -119,6 +119,11 @@ def _fill_sheet(xml: bytes, sheet: str, values: dict[tuple[str, int, int], Any])
 
 def save_with_values(wb: Any) -> bytes:
     """The openpyxl workbook `wb` saved, with every formula cell's computed value cached."""
+    return saved_with_values(wb)[0]
+
+
+def saved_with_values(wb: Any) -> tuple[bytes, dict[tuple[str, int, int], Any] | None]:
+    """`save_with_values`, and the values cached: {(SHEET, row, col): value} (None where none could be)."""
     from ..xlsx.fasteval import evaluate_cells  # on first use, not at import: loads numpy, openpyxl, schedula
 
     buffer = io.BytesIO()
@@ -130,5 +135,5 @@ def save_with_values(wb: Any) -> bytes:
     try:
         values = evaluate_cells(wb)
     except Unsupported:
-        return prefix_drawings(buffer.getvalue())
-    return prefix_drawings(inject_values(buffer.getvalue(), values))
+        return prefix_drawings(buffer.getvalue()), None
+    return prefix_drawings(inject_values(buffer.getvalue(), values)), values

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..atomic import PathLike, atomic_write
 from ..plan.model import Plan
 from .build import build_workbook
-from .cached import save_with_values
+from .cached import saved_with_values
+
+
+@dataclass(frozen=True)
+class Written:
+    """What `generate` wrote: the file, its sheets, how many formula cells, and the master check's value."""
+
+    path: Path
+    sheets: list[str]       # the visible ones
+    formula_cells: int
+    checks_ok: bool | None  # the Checks sheet's `checks_ok` as computed on writing (None: not computed)
 
 
 def write_workbook(plan: Plan, plan_text: str, out: PathLike, today: dt.date | None = None, *,
@@ -18,10 +29,38 @@ def write_workbook(plan: Plan, plan_text: str, out: PathLike, today: dt.date | N
     """Build the workbook and write it to `out`, every formula with its value cached (`cached`);
     `protect` lists inputs it must never replace; `password`: the sheets' protection password
     (they are protected, inputs unlocked, without one by default)."""
-    return save_workbook(build_workbook(plan, plan_text, today, password=password), out, protect=protect)
+    return write_workbook_saying(plan, plan_text, out, today, protect=protect, password=password).path
+
+
+def write_workbook_saying(plan: Plan, plan_text: str, out: PathLike, today: dt.date | None = None, *,
+                          protect: Iterable[PathLike] = (), password: str | None = None) -> Written:
+    """`write_workbook`, saying what it wrote (`Written`)."""
+    return save_workbook_saying(build_workbook(plan, plan_text, today, password=password), out, protect=protect)
 
 
 def save_workbook(wb: Any, out: PathLike, *, protect: Iterable[PathLike] = ()) -> Path:
     """Save the openpyxl workbook `wb` to `out` atomically, every formula with its value cached. The values
     are computed while the temporary file exists, so a stop meanwhile removes it and leaves `out` as it was."""
-    return atomic_write(out, lambda tmp: Path(tmp).write_bytes(save_with_values(wb)), protect=protect)
+    return save_workbook_saying(wb, out, protect=protect).path
+
+
+def save_workbook_saying(wb: Any, out: PathLike, *, protect: Iterable[PathLike] = ()) -> Written:
+    """`save_workbook`, saying what it wrote (`Written`)."""
+    found: dict[str, Any] = {}
+
+    def write(tmp: Path) -> None:
+        data, found["values"] = saved_with_values(wb)
+        Path(tmp).write_bytes(data)
+
+    path = atomic_write(out, write, protect=protect)
+    values = found.get("values")
+    formulas = sum(1 for ws in wb.worksheets for row in ws.iter_rows() for cell in row if cell.data_type == "f")
+    checks_ok = None
+    if values is not None and "checks_ok" in wb.defined_names:
+        from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+
+        for sheet, ref in wb.defined_names["checks_ok"].destinations:
+            letters, row = coordinate_from_string(ref.replace("$", ""))
+            value = values.get((sheet.upper(), row, column_index_from_string(letters)))
+            checks_ok = None if value is None else bool(value)
+    return Written(path, [ws.title for ws in wb.worksheets if ws.sheet_state == "visible"], formulas, checks_ok)

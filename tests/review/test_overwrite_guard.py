@@ -12,6 +12,7 @@ compares equal and is replaced.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -66,7 +67,10 @@ def refused(capsys, book: Path, *what: str) -> str:
 
 def replaced(capsys, book: Path, plan: str = FT) -> None:
     code, out, err = run(capsys, "generate", plan, "-o", book)
-    assert (code, out, err) == (0, f"Wrote {book}\n", ""), err
+    assert (code, err) == (0, "") and out.startswith(f"Wrote {book}: "), err
+    # what it wrote: sheets, formula cells, the master check as computed, then the decision
+    assert re.fullmatch(r"Wrote .*: \d+ sheets, [\d,]+ formula cells; master check TRUE \(every check passes\)\n"
+                        r"(Cheapest: .* total development cost.*|One market: .*)\n", out), out
 
 
 # ---------------------------------------------------------------- edits the old guard did not see
