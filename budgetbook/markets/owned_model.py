@@ -53,8 +53,8 @@ class Owned(Strict):
                                                                          "and costed, from its purchase")] \
         | None = Field(None, description="default its life (`life_years` x 12)")
     # assumption: 5 years straight line (hyperscalers depreciate servers over 5-6 years, 10-K filings 2024)
-    life_years: Annotated[Num, num(0, 30, gt=True, unit="years", description="straight-line depreciation life")] \
-        = Num.of(5)
+    life_years: Annotated[Num, num(0, 30, gt=True, unit="years", lowers_cost=True,
+                                  description="straight-line depreciation life")] = _cheap(5)
     residual_share: Annotated[Num, _share(0.99, lowers=True, what="value left at the end of its life")] \
         = _cheap(0.0)
     cost_of_capital: Annotated[Num, _share(1, what="a year, on the book value (0: none)")] = Num.of(0.0)
