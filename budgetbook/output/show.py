@@ -91,6 +91,8 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
     line = decision_line(breakdown)
     if line:
         console.print(Text(visible(line)))
+    for line in ownership_lines(breakdown):
+        console.print(Text(visible(line)))
     line = experiments_line(breakdown)
     if line:
         console.print(Text(visible(line)))
@@ -100,6 +102,7 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
 # what a figure beside the total is, so nobody reads it as missing from the total (issue 13)
 BESIDE_NOTES = {"final_run": " (inside Compute)", "serving": " (after training, never added)",
                 "serving_api": " (the same tokens bought, an alternative)",
+                "owned_book_value": " (the asset left, never added)",
                 **{stage.line.id: " (inside Compute)" for stage in STAGES}}
 
 
@@ -139,6 +142,24 @@ def decision_line(breakdown: Breakdown) -> str:
     return (f"Cheapest: {labels[cheapest]}, {money(totals[cheapest], breakdown.currency)} total development cost"
             f"{ranged}; saves {money(saving, breakdown.currency)}{share} against the next cheapest, "
             f"{labels[runner_up]}")
+
+
+def ownership_lines(breakdown: Breakdown) -> list[str]:
+    """Per owned market: "Own cluster: $2.70 per delivered GPU-hour; owning beats Hyperscaler above 55%
+    utilization; ...; this plan keeps it 77% busy" (the base case; `reference.ownership`)."""
+    labels, out = market_labels(breakdown), []
+    for entry in breakdown.ownership_json().get("ownership", []):
+        per_hour = entry["cost_per_gpu_hour"]
+        symbol = SYMBOLS.get(breakdown.currency)
+        cents = f"{symbol}{per_hour:,.2f}" if symbol else f"{per_hour:,.2f} {breakdown.currency}" \
+            if per_hour is not None else ""
+        cost = f"{cents} per delivered GPU-hour" if per_hour is not None else "no busy hours"
+        beats = [f"owning beats {labels.get(m, m)} above {share:.0%} utilization" if share is not None
+                 else f"owning never beats {labels.get(m, m)}" for m, share in entry["breakeven_utilization"].items()]
+        busy = "" if entry["utilization"] is None else f"; this plan keeps it {entry['utilization']:.0%} busy"
+        out.append(f"{labels.get(entry['market'], entry['market'])}: {cost}" + "".join(f"; {b}" for b in beats)
+                   + busy)
+    return out
 
 
 def _rows(breakdown: Breakdown):

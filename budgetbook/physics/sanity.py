@@ -100,12 +100,38 @@ def plan_sanity(plan: Plan) -> list[Sanity]:
                               f"range (H100 $1.80-12, late 2025; below {PRICE_LOW:g} or above {PRICE_HIGH:g} is "
                               f"a unit slip: per node, per month?): {guess}")
                     break
+        _owned(warn, m, getattr(market, "owned", None), plan.currency)
     _stray_label_amounts(warn, plan)
     for i, w in enumerate(plan.workloads):
         at = f"workloads[{i}]"
         _workload(warn, at, w)
     _section_warnings(warn, plan)
     return found
+
+
+# a datacenter GPU bought new: V100 ~$10,000 to B200 ~$40,000 (Epoch AI hardware prices, read 2026-12-02);
+# outside $2,000-100,000 per GPU is a unit slip (a server's price as a GPU's, thousands as units)
+GPU_PRICE_LOW, GPU_PRICE_HIGH, GPUS_A_SERVER = 2000.0, 100000.0, 8
+
+
+def _owned(warn, m: int, owned: Any, currency: str) -> None:
+    """An owned cluster's implausible numbers: a price per GPU far from what GPUs cost, a life under a year."""
+    if owned is None:
+        return
+    at = f"markets[{m}].owned"
+    key, per = (f"{at}.price_per_gpu", 1) if owned.price_per_gpu is not None else (f"{at}.price_per_server",
+                                                                                   GPUS_A_SERVER)
+    for value in _values(owned.price_per_gpu if per == 1 else owned.price_per_server):
+        if not GPU_PRICE_LOW <= value / per <= GPU_PRICE_HIGH:
+            warn(key, f"`{key}` {value:,.0f} {currency} is {value / per:,.0f} a GPU, far from what a datacenter "
+                      f"GPU costs (about {GPU_PRICE_LOW:,.0f}-{GPU_PRICE_HIGH:,.0f}; V100 ~10,000 to B200 ~40,000): "
+                      "a server's price as a GPU's, or thousands?")
+            break
+    for value in _values(owned.life_years):
+        if value < 1:
+            warn(f"{at}.life_years", f"`{at}.life_years: {_n(value)}`: a cluster written off in under a year "
+                                     "(servers are depreciated over 4-6 years): months as years?")
+            break
 
 
 def _section_warnings(warn, plan: Plan) -> None:

@@ -12,6 +12,7 @@ the book value at the month's start: $6,000 then $5,775. Book value at the end: 
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -132,3 +133,23 @@ def test_one_kind_a_market(tmp_path, capsys, market, says):
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     code, out, err = run(capsys, "show", path)
     assert code == 2 and err.count("\n") == 1 and "`markets[1]`" in err and says in err, err
+
+
+@pytest.mark.parametrize(("change", "key"), [({"life_years": 0.5}, "markets[1].owned.life_years"),
+                                             ({"price_per_gpu": 250000}, "markets[1].owned.price_per_gpu")])
+def test_sanity_warns_of_an_implausible_cluster(tmp_path, capsys, change, key):
+    path = tmp_path / "odd.yaml"
+    path.write_text(yaml.safe_dump(_plan_data(OWNED | change), sort_keys=False))
+    code, out, err = run(capsys, "show", path)
+    assert code == 0 and f"`{key}" in err, err
+
+
+def test_show_says_where_owning_beats_renting(capsys):
+    code, out, err = run(capsys, "show", "own-vs-rent")
+    assert code == 0, err
+    assert "Own cluster (256 H100): $2.70 per delivered GPU-hour; owning beats Hyperscaler (1-year commit) " \
+           "above 55% utilization" in " ".join(out.split()), out
+    code, out, err = run(capsys, "show", "own-vs-rent", "--format", "json")
+    [entry] = json.loads(out)["ownership"]
+    # inside E. Cheah's $1.65-2.85 per H100-hour (Latent Space, 2024-10-10), the template's check
+    assert 1.65 <= entry["cost_per_gpu_hour"] <= 2.85 and entry["utilization"] == pytest.approx(0.772, abs=1e-3)
