@@ -29,7 +29,7 @@ LABELS = {"depreciation": "Owned: depreciation", "energy": "Owned: energy", "fac
           "maintenance": "Owned: maintenance", "financing": "Owned: financing",
           "overflow": "Owned: overflow to the fallback market"}
 LINES = tuple(Line(f"owned_{part}", LABELS[part]) for part in PARTS)
-BOOK_VALUE = Line("owned_book_value", "Owned: book value at the plan's end (beside the total)", in_total=False)
+BOOK_VALUE = Line("owned_book_value", "Owned: book value at the plan's end", in_total=False)
 
 
 def owned_markets(plan: Any) -> list[tuple[int, Any]]:
@@ -150,6 +150,34 @@ def cash_flow(cf: CashFlow, plan: Any, inp: Inputs) -> None:
     cf.gap()
 
 
+def _breakeven(sheet: CalcSheet, plan: Any, inp: Inputs, key: tuple, name: str, owner: Any, where: Any,
+               rows: dict[str, int], mine: list[int]) -> None:
+    """Per rented market pricing the cluster's GPU: the share of the deliverable hours above which owning costs
+    less than renting them there (0: never), as `owned_rule.breakeven` computes it."""
+    cur, gpu = plan.currency, owner.owned.gpu
+    rented = [m for m in plan.markets if m.owned is None and m.market_kind.priced and gpu in m.gpu_prices]
+    if not rented:
+        return
+    sheet.section("Own or rent: the break-even utilization")
+    at = {f: inp[key + (f,)] for f in ("tdp_w", "power_ratio", "pue", "price_per_kwh", "busy_share", "idle_share")}
+    hour = sheet.row("Energy of a GPU-hour at its TDP (x ratio x PUE x price per kWh)", f"{cur}/GPU-hour",
+                     st.money(cur, 4), "={energy}", f"{name}_tdp_hour",
+                     energy=where(f"{at['tdp_w']}*{at['power_ratio']}/k_watts_per_kw*{at['pue']}*{at['price_per_kwh']}"))
+    extra = sheet.row("A busy hour's energy beyond an idle hour's", f"{cur}/GPU-hour", st.money(cur, 4),
+                      "={hour}*({busy}-{idle})", f"{name}_busy_extra", hour=hour, busy=where(at["busy_share"]),
+                      idle=where(at["idle_share"]))
+    fixed = sheet.row("Costs that do not follow the load (idle draw on every installed hour)", cur,
+                      st.money(cur), "={p0}+{p1}+{p2}+{p3}+{installed}*{idle}*{hour}", f"{name}_fixed",
+                      p0=mine[0], p1=mine[2], p2=mine[3], p3=mine[4], installed=rows["installed"],
+                      idle=where(at["idle_share"]), hour=hour)
+    for r in rented:
+        price = inp.price(r, gpu)
+        sheet.row(f"Owning beats {label_of(r)} above (share of deliverable hours busy; 0: never)", "share",
+                  st.SHARE, "=IF(({price}-{extra})*{deliverable}>k_none,{fixed}/(({price}-{extra})*{deliverable}),"
+                  "k_none)", f"{name}_breakeven_{r.id}", price=where(price), extra=extra, fixed=fixed,
+                  deliverable=rows["deliverable"])
+
+
 # --- the Ownership sheet ------------------------------------------------------------------------
 
 def _where_used(plan: Any, owner: Any, ref: str) -> Callable[[Any], str]:
@@ -216,6 +244,7 @@ def build(book: Blueprint, plan: Any, inp: Inputs) -> None:
         sheet.row("Utilization (busy / deliverable hours)", "share", st.SHARE,
                   "=IF({deliverable}>k_none,{held}/{deliverable},k_none)", f"{name}_utilization",
                   held=rows["held"], deliverable=rows["deliverable"])
+        _breakeven(sheet, plan, inp, key, name, owner, where, rows, mine)
         sheet.gap()
     sheet.section("All owned clusters")
     for line, part in zip(LINES, PARTS, strict=True):

@@ -73,10 +73,11 @@ def test_the_worked_example_by_hand_in_the_reference_and_formulas(book):
     _assert_months(evaluated, "formulas")
     assert math.isclose(evaluated["own_cluster_per_hour_cluster"], 72244.0176 / 21038.4, rel_tol=1e-12)
     assert evaluated["own_cluster_utilization_cluster"] == pytest.approx(1.0)
+    # live: fixed 69,495 + 23,376 installed hours x 0.25 x 0.168, over 21,038.4 hours x ($2 - 0.5 x 0.168)
+    assert math.isclose(evaluated["own_cluster_breakeven_neo_cluster"], 70476.792 / (21038.4 * 1.916), rel_tol=1e-12)
     [entry] = ownership(plan)
     assert entry["purchase"] == 600000 and entry["book_value_at_end"] == pytest.approx(555000)
     assert entry["cost_per_gpu_hour"] == pytest.approx(72244.0176 / 21038.4, rel=1e-12)
-    # fixed: 69,495 + 23,376 installed hours x 0.25 x 0.168; over 21,038.4 hours x ($2 - 0.5 x 0.168)
     assert entry["breakeven_utilization"] == {"neo": pytest.approx(70476.792 / (21038.4 * 1.916), rel=1e-12)}
 
 
