@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .atomic import PathLike, check_destination
+from .progress import stage
 from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL
 
 if TYPE_CHECKING:
@@ -347,6 +348,7 @@ def fit_plan(spec: str | Path | None, budget: float, solve: str, *, workload: st
 
     source, text = resolve(spec)
     plan = plan_from_text(text, source)
+    stage("solving")
     inputs = _plan_files(spec)
     if out is not None:
         check_destination(out, protect=inputs, force=force)

@@ -22,6 +22,7 @@ from .ledger.threshold import DEFAULT_THRESHOLD_PCT
 from .output.emit import ask_password, error, line, text, warning, write_json, wrote
 from .output.failure import report_failure
 from .output.lines import render_templates
+from .output.progress import shown
 from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, tolerance_problem
 from .signals import Terminated, signals_as_exceptions
 
@@ -31,7 +32,13 @@ app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_e
                   context_settings={"terminal_width": 100, "max_content_width": 100},
                   help="Turn an ML training budget into an Excel workbook of live formulas.")
 
-_DEBUG = {"on": False}
+_DEBUG = {"on": False, "quiet": False}
+
+
+def _progress(command: str, fmt: str = "table"):
+    """The stages of the work inside the block on standard error, where a terminal shows them
+    (`output.progress.shown`: never into a pipe, in JSON or with --quiet)."""
+    return shown(command, fmt, quiet=_DEBUG["quiet"])
 
 PlanArgument = Annotated[str | None, typer.Argument(help="Plan file or template name (default: finetune-13b-lora).")]
 
@@ -61,10 +68,12 @@ def _version(value: bool):
 @app.callback()
 def _options(
     debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on standard error, even on a "
+                                                                "terminal.")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
 ):
-    _DEBUG["on"] = debug
+    _DEBUG["on"], _DEBUG["quiet"] = debug, quiet
 
 
 @app.command()
@@ -137,7 +146,9 @@ def generate(
     from .output.show import render_generated  # heavy (reference model, rich): off the startup path
 
     password = ask_password("Sheet password") if protect == "-" else protect
-    render_generated(*api.generate(plan, output, force=force, password=password, strict=strict))
+    with _progress("generate"):
+        written = api.generate(plan, output, force=force, password=password, strict=strict)
+    render_generated(*written)
 
 
 class CheckFormat(str, Enum):
@@ -179,7 +190,8 @@ def check(
     """Re-evaluate an edited workbook and report what differs from the accounting (exit 1 on errors)."""
     from .output.show import render_check  # heavy (reference model, rich): off the startup path
 
-    report = api.check_workbook(book, plan, rel_tol=rel_tol, abs_tol=abs_tol)
+    with _progress("check", format.value):
+        report = api.check_workbook(book, plan, rel_tol=rel_tol, abs_tol=abs_tol)
     render_check(report, format.value, verbose=verbose)
     return 0 if report.ok else 1
 
@@ -193,7 +205,8 @@ def extract(
 ):
     """Write the workbook's current inputs back as a plan file, keeping the plan's comments."""
 
-    plan_text = api.extract_plan(book, output, force=force)
+    with _progress("extract"):
+        plan_text = api.extract_plan(book, output, force=force)
     if output is None:
         text(plan_text)
     else:
@@ -221,7 +234,8 @@ def diff(
     """Compare two budgets: inputs, markets and workloads, figures (exit 1 over --fail-above)."""
     from .output.diff import render_diff  # heavy (reference model, rich): off the startup path
 
-    result = api.diff_budgets(old, new, fail_above=fail_above)
+    with _progress("diff", format.value):
+        result = api.diff_budgets(old, new, fail_above=fail_above)
     render_diff(result, format.value)
     return 1 if result.over else 0
 
@@ -252,7 +266,9 @@ def actuals(
     """Import bills into a workbook: an Actuals sheet (the bills) and a live Variance sheet against the plan."""
     from .output.actuals import render_import  # heavy (reference model, rich): off the startup path
 
-    render_import(api.import_actuals(book, bills, output, mapping=map, force=force), format.value)
+    with _progress("actuals", format.value):
+        result = api.import_actuals(book, bills, output, mapping=map, force=force)
+    render_import(result, format.value)
 
 
 @app.command()
@@ -331,8 +347,9 @@ def fit(
     """Solve one input so that a market's total development cost equals a budget; say what binds."""
     from .output.fit import render_fit  # heavy (reference model, rich): off the startup path
 
-    result = api.fit_plan(plan, budget, solve.value, workload=workload, market=market, deadline=deadline,
-                          tokens_per_param=tokens_per_param, out=output, force=force)
+    with _progress("fit", format.value):
+        result = api.fit_plan(plan, budget, solve.value, workload=workload, market=market, deadline=deadline,
+                              tokens_per_param=tokens_per_param, out=output, force=force)
     render_fit(result, format.value)
     if output is not None:
         wrote(output, err=True)
@@ -387,7 +404,9 @@ def simulate(
     """Monte Carlo over the ranges: P10/P50/P90 and mean of each market's total, and which is cheaper."""
     from .output.ranges import render_simulation  # heavy (reference model, rich): off the startup path
 
-    render_simulation(api.simulate(plan, samples, seed, distribution.value), format.value)
+    with _progress("simulate", format.value):
+        result = api.simulate(plan, samples, seed, distribution.value)
+    render_simulation(result, format.value)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,6 +13,7 @@ from ..ledger.model import Actuals, Batch
 from ..ledger.sheets import plan_months
 from ..ledger.variance import VarianceReport, compute_variance
 from ..planfile.loader import plan_from_text
+from ..progress import stage
 from ..review.readback import open_book
 from ..review.scenario import read_scenario
 from ..sheetkit.scenario import PLAN_SCENARIO
@@ -89,6 +90,7 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
         raise WorkbookError(f"its bills are in {held.currency} but its plan is now in {plan.currency}",
                             source=str(book))
     rules = load_mapping(Path(mapping) if mapping is not None else None, plan)
+    stage("reading bills", len(bills), "files")
     imported = read_bills([Path(b) for b in bills], rules, plan)
     merged, previous = held.merged_replacing(imported.batches)
     months = set(plan_months(plan))
@@ -97,6 +99,7 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
         raise WorkbookError(f"holds bills of {', '.join(outside)}, outside its plan's months now; extend the plan "
                             "(its `start` and schedule) or import into a workbook whose plan covers them",
                             source=str(book))
+    stage("building the workbook")
     save_workbook(build_workbook(plan, text, actuals=merged), out, protect=inputs)
     replaced = [b.key for b, was in zip(imported.batches, previous, strict=True) if was is not None]
     return ImportResult(out, merged, imported.batches, replaced, imported.warnings, previous, imported.notes)

@@ -39,6 +39,14 @@ def console(out: TextIO | Guarded | None, width: int = 100) -> Console:
     return Console(file=stream, width=max(width, Console().width), highlight=False, force_terminal=stream.isatty())
 
 
+def live_console() -> Console:
+    """A rich console on standard error for a live progress line (`output/progress.py`): on a terminal only,
+    behind the guard in its live mode (colours and the line's own redrawing pass, nothing else)."""
+    from rich.console import Console
+
+    return Console(file=cast(TextIO, Guarded(sys.stderr, live=True)), force_terminal=True, highlight=False)
+
+
 def line(text: str = "", *, err: bool = False, out: TextIO | Guarded | None = None) -> None:
     """One line of our own words (file names and plan text in it already `visible`), then a newline."""
     stream = stderr() if err else stdout(out)

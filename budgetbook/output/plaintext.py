@@ -33,6 +33,10 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069
 _OBEYED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # the same, but a whole Select Graphic Rendition sequence (colour, bold) is kept: group 1
 _OBEYED_BUT_SGR = re.compile("(\x1b\\[[0-9;]*m)|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# the same, and what a live progress line needs to redraw itself (rich's `Live`): a carriage return,
+# the cursor moved up, down, sideways or to a column, the line erased, the cursor hidden or shown
+_OBEYED_BUT_LIVE = re.compile("(\x1b\\[[0-9;]*m|\x1b\\[[0-9]*[ABCDGK]|\x1b\\[\\?25[hl]|\r)"
+                              "|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _shown(match: re.Match) -> str:
@@ -44,11 +48,12 @@ def visible(text: object) -> str:
     return _CONTROL.sub(_shown, str(text))
 
 
-def terminal_safe(text: str, *, styled: bool = False) -> str:
-    """`text` with what a terminal would obey escaped, newlines and tabs kept; `styled`: SGR kept too."""
+def terminal_safe(text: str, *, styled: bool = False, live: bool = False) -> str:
+    """`text` with what a terminal would obey escaped, newlines and tabs kept; `styled`: SGR kept too;
+    `live` (with `styled`): a progress line's redrawing kept too."""
     if not styled:
         return _OBEYED.sub(_shown, text)
-    return _OBEYED_BUT_SGR.sub(lambda m: m.group(1) or _shown(m), text)
+    return (_OBEYED_BUT_LIVE if live else _OBEYED_BUT_SGR).sub(lambda m: m.group(1) or _shown(m), text)
 
 
 class Guarded:
@@ -58,13 +63,14 @@ class Guarded:
     (`emit.console` tells rich so), so on a pipe or in a file every ESC is shown.
     """
 
-    def __init__(self, raw: TextIO):
+    def __init__(self, raw: TextIO, *, live: bool = False):
         self.raw = raw
         isatty = getattr(raw, "isatty", None)
         self.styled = bool(isatty and isatty())
+        self.live = live  # a progress line (`output/progress.py`) redraws itself: on a terminal only
 
     def write(self, text: str) -> int:
-        self.raw.write(terminal_safe(text, styled=self.styled))
+        self.raw.write(terminal_safe(text, styled=self.styled, live=self.live))
         return len(text)
 
     def flush(self) -> None:

@@ -27,6 +27,7 @@ import numpy as np
 from ..errors import UsageError
 from ..plan.inputs import InputCell
 from ..plan.model import Plan
+from ..progress import stage
 from .engine import ranged_inputs, totals
 
 DISTRIBUTIONS = ("triangular", "pert")
@@ -114,6 +115,7 @@ def sample_totals(plan: Plan, samples: int, seed: int, distribution: str) -> dic
 def simulate(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
              distribution: str = "triangular") -> Simulation:
     _check(samples, seed, distribution)
+    stage("simulating", samples, "samples")
     markets = [m.id for m in plan.markets]
     per_pass = max(1, KEPT_BYTES // (8 * samples))
     groups = [markets[i:i + per_pass] for i in range(0, len(markets), per_pass)]

@@ -16,6 +16,7 @@ from ..errors import PlanError
 from ..plan.inputs import input_cells, with_values
 from ..plan.model import Plan
 from ..planfile.loader import load_plan, plan_from_data
+from ..progress import stage
 from ..reference import compute_breakdown, compute_monthly
 from ..sheetkit.scenario import PLAN_SCENARIO
 from . import adjustments, audit, structure
@@ -73,17 +74,20 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
         rows, refused = adjustments.read_rows(book)
         report.findings += refused + adjustments.changes(book, rows)
     report.findings += input_findings
+    stage("audit")
     report.findings += audit.audit_formulas(book, evaluated)
     report.findings += audit.hidden_cells(book)
     report.findings += structure.audit_structure(book)
     reference = current = None
     if not any(f.kind in INPUT_PROBLEMS for f in input_findings):
+        stage("reference")
         try:
             current = _current_plan(book, values, rows)
         except PlanError as exc:  # a rule across inputs: named by the cell it names (`input_cell_errors`)
             report.findings.append(as_finding(book, cells, exc))
         else:
             reference = in_scenario(compute_breakdown(current), scenario)
+    stage("comparing")
     report.figures, figure_findings = compare_figures(book, evaluated, reference, book.plan, rel_tol, abs_tol)
     report.findings += figure_findings
     if current is not None and reference is not None:

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from ..errors import UsageError
 from ..plan.model import Plan
 from ..plan.numbers import Num
+from ..progress import stage
 from ..reference import Breakdown
 from .compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL, close_enough
 from .findings import Finding
@@ -164,12 +165,16 @@ class BudgetDiff:
 def diff_budgets(old_spec: str, new_spec: str, fail_above: str | None = None) -> BudgetDiff:
     """What changed from `old_spec` to `new_spec`: inputs, structure, figures and the workbooks' audits."""
     limit = Limit.parse(fail_above) if fail_above is not None else None  # before any work: a usage error
-    old, new = load_side(old_spec), load_side(new_spec)
+    stage("reading the old budget")
+    old = load_side(old_spec)
+    stage("reading the new budget")
+    new = load_side(new_spec)
     if old.plan.currency != new.plan.currency:
         import warnings
 
         warnings.warn(f"{old_spec} is in {old.plan.currency}, {new_spec} in {new.plan.currency}: the deltas "
                       "subtract one from the other as they are, unconverted", stacklevel=2)
+    stage("comparing")
     figures, totals = _figures(old.breakdown, new.breakdown)
     return BudgetDiff(old, new, _inputs(old, new), _structure(old, new), figures, totals, _audit(old, new), limit)
 

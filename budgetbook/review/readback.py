@@ -22,6 +22,7 @@ from ..plan.model import Plan
 from ..plan.numbers import Num
 from ..plan.yamlsafe import parse_yaml_text
 from ..planfile.loader import plan_from_data
+from ..progress import stage
 from ..sheetkit.embed import SHEET, read_embedded_plan
 from ..workbook.build import build_book, workbook_blueprint, workbook_layout
 from ..xlsx.evaluate import evaluate_workbook
@@ -135,7 +136,10 @@ def single_cell(text: str) -> tuple[str, str] | None:
 def open_book(path: Path) -> OpenedWorkbook:
     from ..xlsx.safety import load_xlsx  # on first use, not at import: loads defusedxml
 
+    stage("opening")
     loaded = load_xlsx(path)
+    # openpyxl keeps each sheet's cells in a dict: its size is the count, read without touching a cell
+    stage("reading", sum(len(getattr(ws, "_cells", ())) for ws in loaded.workbook.worksheets), "cells")
     if loaded.info.tables:
         raise WorkbookError("contains Excel tables (" + ", ".join(loaded.info.tables) + "), which the "
                             "formula evaluator cannot load; convert them to plain ranges", source=str(path))

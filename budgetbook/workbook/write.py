@@ -10,6 +10,7 @@ from typing import Any
 
 from ..atomic import PathLike, atomic_write
 from ..plan.model import Plan
+from ..progress import stage
 from .build import build_workbook
 from .cached import saved_with_values
 
@@ -35,6 +36,7 @@ def write_workbook(plan: Plan, plan_text: str, out: PathLike, today: dt.date | N
 def write_workbook_saying(plan: Plan, plan_text: str, out: PathLike, today: dt.date | None = None, *,
                           protect: Iterable[PathLike] = (), password: str | None = None) -> Written:
     """`write_workbook`, saying what it wrote (`Written`)."""
+    stage("building the workbook")
     return save_workbook_saying(build_workbook(plan, plan_text, today, password=password), out, protect=protect)
 
 
@@ -50,6 +52,7 @@ def save_workbook_saying(wb: Any, out: PathLike, *, protect: Iterable[PathLike] 
 
     def write(tmp: Path) -> None:
         data, found["values"] = saved_with_values(wb)
+        stage("writing", len(data), "bytes")
         Path(tmp).write_bytes(data)
 
     path = atomic_write(out, write, protect=protect)

@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import schedula as sh
 
+from ..progress import stage
 from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters
 from .numeric import NumericShape
 from .shapes import Compiled, FormulaPlan, StepFailed, plan_formulas
@@ -98,6 +99,7 @@ def evaluate_cells(workbook: Any) -> dict[CellKey, Any]:
 
 
 def _evaluated(grid: CellGrid) -> _Evaluator:
+    stage("evaluating", len(grid.formulas), "formula cells")
     plans = plan_formulas(grid)
     deps = _dependencies(grid, plans)
     order, on_cycle = _evaluation_order(deps)
