@@ -109,11 +109,12 @@ def show_plan(spec: str | Path | None = None, *, strict: bool = False) -> Breakd
     return compute_breakdown(_shown_plan(spec, strict))
 
 
-def show_months(spec: str | Path | None = None, *, strict: bool = False) -> MonthlyBreakdown:
-    """The reference model's development cost month by month (base case), per market."""
+def show_months(spec: str | Path | None = None, *, strict: bool = False, view: str = "expense") -> MonthlyBreakdown:
+    """The reference model's development cost month by month (base case), per market; `view="cash"` puts an
+    owned cluster's purchase in its month instead of its depreciation."""
     from .reference import compute_monthly
 
-    return compute_monthly(_shown_plan(spec, strict))
+    return compute_monthly(_shown_plan(spec, strict), view=view)
 
 
 def _shown_plan(spec: str | Path | None, strict: bool) -> Plan:

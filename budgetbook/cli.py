@@ -18,6 +18,7 @@ import typer
 
 from . import __version__, api
 from .atomic import describe_os_error
+from .errors import UsageError
 from .ledger.threshold import DEFAULT_THRESHOLD_PCT
 from .output.emit import ask_password, error, line, text, warning, write_json, wrote
 from .output.failure import report_failure
@@ -57,6 +58,11 @@ class ShowFormat(str, Enum):
 
 class ShowBy(str, Enum):
     month = "month"
+
+
+class ShowView(str, Enum):
+    expense = "expense"
+    cash = "cash"
 
 
 def _version(value: bool):
@@ -103,14 +109,19 @@ def show(
     plan: PlanArgument = None,
     format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
     by: Annotated[ShowBy | None, typer.Option("--by", help="month: the development cost month by month.")] = None,
+    view: Annotated[ShowView, typer.Option("--view", help="With --by month: expense (the total development "
+                                           "cost's) or cash (an owned cluster's purchase in its month).")]
+    = ShowView.expense,
     strict: StrictOption = False,
 ):
     """Print the reference model's figures for a plan, and its workloads' GPU-hours, days and MFU."""
 
+    if view is ShowView.cash and by is not ShowBy.month:
+        raise UsageError("`--view cash` is a view of the months: give `--by month` too")
     if by is ShowBy.month:
         from .output.months import render_months  # heavy (reference model, rich): off the startup path
 
-        render_months(api.show_months(plan, strict=strict), format.value)
+        render_months(api.show_months(plan, strict=strict, view=view.value), format.value)
     else:
         from .output.show import render  # heavy (reference model, rich): off the startup path
 

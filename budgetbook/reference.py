@@ -20,7 +20,7 @@ from .lineitems.phasing import month_count
 from .lineitems.registry import LINE_ITEMS, TOTAL, gpu_hours_bought, lines
 from .lineitems.scenario import MarketView, Resolved
 from .lineitems.serving import serving_figures
-from .markets.owned_rule import PARTS, breakeven, cluster, cost_per_gpu_hour, utilization
+from .markets.owned_rule import PARTS, breakeven, cluster, cost_per_gpu_hour, purchase_cash, utilization
 from .markets.registry import kind_of
 from .physics.model import plan_physics
 from .physics.sanity import plan_notes, plan_sanity
@@ -179,6 +179,7 @@ class MonthlyBreakdown:
     markets: list[str]
     months: list[str]
     rows: list[MonthlyRow]
+    view: str = "expense"   # `cash`: an owned cluster's purchase in its month instead of its depreciation
 
     def cumulative(self, market: str) -> list[float]:
         total = next(r for r in self.rows if r.market == market and r.item == TOTAL.id)
@@ -190,12 +191,13 @@ class MonthlyBreakdown:
 
     def as_json(self) -> dict:
         return {"plan": self.plan, "currency": self.currency, "markets": self.markets, "months": self.months,
-                "rows": [r.as_dict() for r in self.rows],
+                "view": self.view, "rows": [r.as_dict() for r in self.rows],
                 "cumulative": [{"market": m, "values": self.cumulative(m)} for m in self.markets]}
 
 
-def market_months(plan: Plan, market_id: str, scenario: str = "base") -> dict[str, list[float]]:
-    """Every line in the total of one market, month by month, and the total; each line sums to its figure."""
+def market_months(plan: Plan, market_id: str, scenario: str = "base", cash: bool = False) -> dict[str, list[float]]:
+    """Every line in the total of one market, month by month, and the total; each line sums to its figure.
+    `cash`: an owned cluster's purchase in its month (`owned_purchase`) instead of its depreciation."""
     view = market_view(plan, market_id, scenario)
     for item in LINE_ITEMS:
         view.lines.update(item.reference(view))
@@ -204,19 +206,26 @@ def market_months(plan: Plan, market_id: str, scenario: str = "base") -> dict[st
             view.monthly.update(item.monthly(view))
     development = [line.id for line in lines(plan) if line.in_total]
     out = {line_id: view.monthly[line_id] for line_id in development}
+    if cash and "owned_depreciation" in out:
+        out = {("owned_purchase" if k == "owned_depreciation" else k):
+               (purchase_cash(view) if k == "owned_depreciation" else v) for k, v in out.items()}
     out[TOTAL.id] = [sum(month) for month in zip(*out.values(), strict=True)] if out else [0.0] * view.months
     return out
 
 
-def compute_monthly(plan: Plan, scenario: str = "base") -> MonthlyBreakdown:
-    labels = {line.id: line.label for line in lines(plan)} | {TOTAL.id: TOTAL.label}
+def compute_monthly(plan: Plan, scenario: str = "base", view: str = "expense") -> MonthlyBreakdown:
+    """The months of every line: the expense view (the total development cost's), or the `cash` view (an owned
+    cluster's purchase in its month instead of its depreciation; the total then is the cash spent)."""
+    cash = view == "cash"
+    labels = {line.id: line.label for line in lines(plan)} | {TOTAL.id: TOTAL.label,
+                                                               "owned_purchase": "Owned: purchase (cash)"}
     rows = []
     for market in plan.markets:
         figures = market_lines(plan, market.id, scenario)
-        rows += [MonthlyRow(market.id, item, labels[item], values, figures[item])
-                 for item, values in market_months(plan, market.id, scenario).items()]
+        rows += [MonthlyRow(market.id, item, labels[item], values, sum(values) if cash else figures[item])
+                 for item, values in market_months(plan, market.id, scenario, cash).items()]
     return MonthlyBreakdown(plan.name, plan.currency, [m.id for m in plan.markets],
-                            month_labels(plan.start, month_count(plan)), rows)
+                            month_labels(plan.start, month_count(plan)), rows, view)
 
 
 # --- own or rent: each owned cluster's answers (`show`'s `ownership` list) ---------------------

@@ -31,7 +31,7 @@ from ..lineitems.phasing import owned_window
 from ..lineitems.scenario import MarketView
 from ..lineitems.units import HOURS_PER_MONTH
 from ..plan.timing import share
-from .owned_model import GPUS_PER_SERVER, MONTHS_PER_YEAR, WATTS_PER_KW, tdp
+from .owned_model import GPUS_PER_SERVER, MONTHS_PER_YEAR, WATTS_PER_KW, purchase_offset, tdp
 
 PARTS = ("depreciation", "energy", "facility", "maintenance", "financing", "overflow")
 
@@ -111,6 +111,16 @@ def cluster(view: MarketView, owner: Any) -> Cluster:
     left = positive(life - held_for) / life   # the share of its life left when the plan lets it go
     return Cluster(owner, installed, deliverable, used, held, overflow, idle, months, bought_for,
                    residual + (bought_for - residual) * left, fixed, (owned.busy_share - owned.idle_share) * kwh_price)
+
+
+def purchase_cash(view: MarketView) -> list[Any]:
+    """The cash view's purchase: each cluster the market pays, its price in the month it is bought."""
+    out = [0.0] * view.months
+    for owner in owned_used(view.plan, view.market):
+        month = int(purchase_offset(view.plan, owner.owned))
+        if month < view.months:
+            out[month] += purchase(owner.owned)
+    return out
 
 
 def clusters(view: MarketView) -> list[Cluster]:

@@ -88,7 +88,7 @@ SHOW_MONTHS = {
                  "rows": array(obj({"market": STRING, "item": STRING, "label": STRING, "values": array(NUMBER),
                                     "total": NUMBER})),
                  "cumulative": array(obj({"market": STRING, "values": array(NUMBER)}))},
-    "optional": {"workbook": STRING},
+    "optional": {"workbook": STRING, "view": {"enum": ["expense", "cash"]}},
 }
 
 # --- check, diff -------------------------------------------------------------------------------

@@ -154,3 +154,20 @@ def test_show_says_where_owning_beats_renting(capsys):
     [entry] = json.loads(out)["ownership"]
     # inside E. Cheah's $1.65-2.85 per H100-hour (Latent Space, 2024-10-10), the template's check
     assert 1.65 <= entry["cost_per_gpu_hour"] <= 2.85 and entry["utilization"] == pytest.approx(0.772, abs=1e-3)
+
+
+def test_the_cash_view_puts_the_purchase_in_its_month(tmp_path, capsys):
+    path = tmp_path / "owned.yaml"
+    path.write_text(TEXT)
+    code, out, err = run(capsys, "show", path, "--by", "month", "--view", "cash", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    rows = {r["item"]: r["values"] for r in data["rows"] if r["market"] == "cluster"}
+    assert data["view"] == "cash" and "owned_depreciation" not in rows
+    assert rows["owned_purchase"] == [0, 600000, 0] and rows["owned_financing"] == pytest.approx([0, 6000, 5775])
+    assert rows["total"] == pytest.approx([10000, 600000 + 22696.1088, 22471.1088])
+    code, out, err = run(capsys, "show", path, "--by", "month", "--format", "json")
+    assert json.loads(out)["view"] == "expense"
+    assert [r["values"] for r in json.loads(out)["rows"] if r["item"] == "owned_depreciation"][1] == [0, 22500, 22500]
+    code, out, err = run(capsys, "show", path, "--view", "cash")
+    assert code == 2 and "`--by month`" in err
