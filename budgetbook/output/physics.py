@@ -34,6 +34,7 @@ def render_physics_table(plan: Plan, out: TextIO) -> None:
         table.add_column(column, justify="left" if text else "right", no_wrap=not text,
                          overflow="fold" if text else "ellipsis")
     rows: list[WorkloadPhysics] = plan_physics(plan)
+    labels = {m.id: m.label or m.id for m in plan.markets}  # as every table names a market
     market = None
     for row in rows:
         if market is not None and row.market != market:
@@ -41,7 +42,8 @@ def render_physics_table(plan: Plan, out: TextIO) -> None:
         first = row.market != market
         market = row.market
         gpu = f"{row.gpu} {row.precision.upper()}" if row.precision != "bf16" else row.gpu
-        table.add_row(Text(visible(row.market) if first else ""), Text(visible(row.workload)), Text(visible(gpu)),
+        market_cell = Text(visible(labels.get(row.market, row.market)) if first else "")
+        table.add_row(market_cell, Text(visible(row.workload)), Text(visible(gpu)),
                       "" if row.flop_per_run is None else f"{row.flop_per_run:.3g}",
                       _hours(row.ideal_gpu_hours_per_run), _hours(row.allocated_gpu_hours),
                       "" if row.days_per_run is None else f"{row.days_per_run:,.1f}",

@@ -50,10 +50,11 @@ def render_sensitivity(result: Sensitivity, fmt: str, out: TextIO | None = None)
     from rich.table import Table
     from rich.text import Text
 
-    title = (f"{result.plan}: total development cost on {result.market}, each input alone at its low and "
-             f"high (base {money(result.base, result.currency)})")
+    title = (f"{result.plan}: total development cost on {result.market_label or result.market}, each input "
+             f"alone at its low and high (base {money(result.base, result.currency)})")
     table = Table(title=Text(visible(title)), title_justify="left")
-    for column, justify in (("Input", "left"), ("Low", "right"), ("High", "right"), ("Total at low", "right"),
+    for column, justify in (("Input", "left"), ("Input low", "right"), ("Input high", "right"),
+                            ("Total at low", "right"),
                             ("Total at high", "right"), ("Swing", "right")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for _key, _name, label, low, high, low_total, high_total, swing in rows:
@@ -96,6 +97,7 @@ def render_simulation(result: Simulation, fmt: str, out: TextIO | None = None) -
     for column in ("Market", "P10", "P50", "P90", "Mean", "Cheapest in"):
         table.add_column(column, justify="left" if column == "Market" else "right")
     for market, s in result.markets.items():
-        table.add_row(Text(visible(market)), *(money(v, result.currency) for v in (s.p10, s.p50, s.p90, s.mean)),
+        table.add_row(Text(visible(result.labels.get(market, market))),
+                      *(money(v, result.currency) for v in (s.p10, s.p50, s.p90, s.mean)),
                       f"{s.cheapest:.1%}")
     console(out).print(table)

@@ -35,6 +35,7 @@ class Sensitivity:
     market: str
     base: float
     inputs: list[Swing]
+    market_label: str = ""  # as the tables show it (the id where the market has no label)
 
     def as_json(self) -> dict:
         return {"plan": self.plan, "currency": self.currency, "market": self.market, "base": self.base,
@@ -67,7 +68,8 @@ def all_sensitivities(plan: Plan) -> dict[str, Sensitivity]:
                   for k, cell in enumerate(cells)]
         swings.sort(key=lambda s: -s.swing)  # stable: equal swings keep the Inputs sheet's order
         out[market.id] = Sensitivity(plan.name, plan.currency, market.id,
-                                     breakdown.value(figure_name("total", market.id)), swings)
+                                     breakdown.value(figure_name("total", market.id)), swings,
+                                     market.label or market.id)
     return out
 
 

@@ -20,7 +20,7 @@ The cost is time: one more pass of draws per further group (`benchmarks/bench_si
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -58,6 +58,7 @@ class Simulation:
     seed: int
     distribution: str
     markets: dict[str, MarketStats]
+    labels: dict[str, str] = field(default_factory=dict)  # market id -> its label, as the tables show it
 
     def as_json(self) -> dict:
         return {"plan": self.plan, "currency": self.currency, "samples": self.samples, "seed": self.seed,
@@ -144,4 +145,5 @@ def simulate(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEE
             del values
             cheaper = {other: below[market][other] / samples for other in markets if other != market}
             stats[market] = MarketStats(p10, p50, p90, mean, cheaper, wins[market] / samples)
-    return Simulation(plan.name, plan.currency, samples, seed, distribution, stats)
+    return Simulation(plan.name, plan.currency, samples, seed, distribution, stats,
+                      {m.id: m.label or m.id for m in plan.markets})
