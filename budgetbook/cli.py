@@ -321,11 +321,13 @@ def calibrate(
     plan: PlanArgument = None,
     format: Annotated[TableOrJson, typer.Option("--format", "-f", help="Output format.")] = TableOrJson.table,
     strict: StrictOption = False,
+    sources: Annotated[bool, typer.Option("--sources", help="List every published run with its source "
+                                                            "(the table; JSON always has them).")] = False,
 ):
     """Show where each workload's MFU sits against published training runs (percentile)."""
     from .output.physics import render_calibration  # heavy (reference model, rich): off the startup path
 
-    render_calibration(api.calibrate_plan(plan, strict=strict), format.value)
+    render_calibration(api.calibrate_plan(plan, strict=strict), format.value, sources=sources)
 # --- planning in reverse (issue 24): budgetbook/planning/ -------------------------------------------
 
 class Solve(str, Enum):

@@ -101,8 +101,10 @@ def render_gpus(rows: list[dict[str, Any]], fmt: str = "table", out: TextIO | No
     console(out, 160).print(table)
 
 
-def render_calibration(report: dict[str, Any], fmt: str = "table", out: TextIO | None = None) -> None:
-    """`calibrate`: each workload's MFU against the published runs, as tables or as JSON."""
+def render_calibration(report: dict[str, Any], fmt: str = "table", out: TextIO | None = None, *,
+                       sources: bool = False) -> None:
+    """`calibrate`: the verdict per workload first (one line each), then the table; the published runs in one
+    line, or (`sources`) their table; or the JSON (always every run)."""
     from rich.table import Table
     from rich.text import Text
 
@@ -111,6 +113,11 @@ def render_calibration(report: dict[str, Any], fmt: str = "table", out: TextIO |
         return
     shown = console(out, 120)
     ev = report["evidence"]
+    for w in report["workloads"]:  # the verdict leads, so it never scrolls away
+        said = ", ".join(part for part in (
+            "" if w["mfu"] is None else f"MFU {w['mfu']:.3f}",
+            "" if w["percentile"] is None else f"percentile {w['percentile']:.0f} of the published runs") if part)
+        shown.print(Text(visible(f"{w['workload']}: " + (f"{said}: " if said else "") + w["verdict"])), soft_wrap=True)
     table = Table(title=Text(visible(f"{report['plan']}: MFU against {ev['runs']} published runs (implied "
                                      f"{ev['mfu_min']:.2f}-{ev['mfu_max']:.2f}, median {ev['mfu_median']:.2f})")),
                   title_justify="left")
@@ -126,6 +133,10 @@ def render_calibration(report: dict[str, Any], fmt: str = "table", out: TextIO |
     for w in report["workloads"]:
         if w.get("mfu_note"):
             shown.print(Text(visible(f"Note: the MFU of {w['workload']} is the {w['mfu_note']}")))
+    if not sources:
+        shown.print(Text(f"Evidence: {ev['runs']} published runs, implied MFU {ev['mfu_min']:.2f}-{ev['mfu_max']:.2f} "
+                         f"(median {ev['mfu_median']:.2f}); --sources lists them with their sources"), soft_wrap=True)
+        return
     runs = Table(title="Published runs (implied MFU = 6 x active params x tokens / GPU-hours at the dense BF16 peak)",
                  title_justify="left")
     for column in ("run", "active params", "tokens", "GPU", "GPU-hours", "MFU", "source"):

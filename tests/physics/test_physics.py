@@ -92,6 +92,10 @@ def test_calibrate_places_each_template_workload(capsys):
     assert (pretrain["mfu"], pretrain["mfu_source"]) == (0.5, "stated")
     assert pretrain["percentile"] == percentile(0.5) > 75  # seed 000's 50 % is at the top of the evidence
     code, out, _ = run(capsys, "calibrate", "pretrain-7b")
+    # the verdict first, one line per workload; the runs in one line unless --sources
+    assert code == 0 and out.startswith("pretrain: MFU 0.500, percentile ") and "top quarter" in out.splitlines()[0]
+    assert "Llama 2 70B" not in out and "--sources lists them" in out
+    code, out, _ = run(capsys, "calibrate", "pretrain-7b", "--sources")
     assert code == 0 and "percentile" in out.lower() and "Llama 2 70B" in out
 
 
