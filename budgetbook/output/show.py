@@ -88,6 +88,9 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
     needed = 28 + (max(widest, 12) + 3) * len(breakdown.markets)
     console = guarded_console(out, max(100, needed))
     console.print(table)
+    if any(f.low is not None for f in breakdown.figures):  # what the dim second line of a cell is
+        console.print(Text("Under each value: that line in the total's best and worst case, not a range of its "
+                           "own.", style="dim"))
     line = decision_line(breakdown)
     if line:
         console.print(Text(visible(line)))
