@@ -16,7 +16,7 @@ from typing import Any
 from ..lineitems.base import Line
 from ..plan.inputs import InputCell, bounds_of, timed, walk
 from ..sheetkit import style as st
-from ..sheetkit.cash_flow import BEGIN_ROW, CashFlow
+from ..sheetkit.cash_flow import BEGIN_ROW, END_ROW, CashFlow
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, Rows
@@ -130,6 +130,12 @@ def _cluster_rows(cf: CashFlow, plan: Any, inp: Inputs, m: Any, i: int, owner: A
         "overflow": row("overflow at the fallback's price", "={over}*{price}", "overflow",
                         {"over": over, "price": inp.price(fallback, owner.owned.gpu)}, item="owned_overflow"),
     }
+    # the cash view (`show --by month --view cash`): the purchase in the month it falls in, not its depreciation
+    bought = row("purchase (cash view, in its month)", "=IF(AND({start}>={begin},{start}<{end}),{purchase},k_none)",
+                 "purchase_cash", asset | {"begin": BEGIN_ROW, "end": END_ROW})
+    row("cash out (cash view: the purchase, energy, facility, maintenance, financing, overflow)",
+        "={bought}+" + "+".join(f"{{{part}}}" for part in PARTS if part != "depreciation"), "cash",
+        {"bought": bought} | {part: r for part, r in costs.items() if part != "depreciation"})
     return costs
 
 

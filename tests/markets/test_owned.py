@@ -73,6 +73,10 @@ def test_the_worked_example_by_hand_in_the_reference_and_formulas(book):
     _assert_months(evaluated, "formulas")
     assert math.isclose(evaluated["own_cluster_per_hour_cluster"], 72244.0176 / 21038.4, rel_tol=1e-12)
     assert evaluated["own_cluster_utilization_cluster"] == pytest.approx(1.0)
+    # the cash view's rows: the purchase in month 2, then what is paid out month by month
+    assert [evaluated[f"cf_own_cluster_purchase_cash_cluster_m{n}"] for n in (1, 2, 3)] == [0, 600000, 0]
+    assert [evaluated[f"cf_own_cluster_cash_cluster_m{n}"] for n in (1, 2, 3)] == pytest.approx(
+        [10000, 600000 + 22696.1088 - 0, 22471.1088])
     # live: fixed 69,495 + 23,376 installed hours x 0.25 x 0.168, over 21,038.4 hours x ($2 - 0.5 x 0.168)
     assert math.isclose(evaluated["own_cluster_breakeven_neo_cluster"], 70476.792 / (21038.4 * 1.916), rel_tol=1e-12)
     [entry] = ownership(plan)
