@@ -86,8 +86,10 @@ def test_every_items_rule_is_stated():
 def test_sheets_and_figures_follow_the_registry(template):
     plan = load_plan(template)
     titles = [s.title for s in build_book(plan).sheets]
-    assert titles == ["About", "Inputs", *registry.calc_sheet_titles(plan), "Summary", "Procurement", "Cash flow",
-                      "Sensitivity", "Checks"]
+    serving = plan.serving
+    options = [] if serving is None or serving.api_price_per_million_tokens is None else ["Options"]  # build or buy
+    assert titles == ["About", "Inputs", *registry.calc_sheet_titles(plan), "Summary", "Procurement", *options,
+                      "Cash flow", "Sensitivity", "Checks"]
     market = plan.markets[0].id
     items = [f.item for f in compute_breakdown(plan).figures if f.market == market]
     assert items == ([line.id for line in registry.development_lines(plan)] + ["total"]
