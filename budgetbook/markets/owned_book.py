@@ -28,7 +28,12 @@ TITLE = "Ownership"
 LABELS = {"depreciation": "Owned: depreciation", "energy": "Owned: energy", "facility": "Owned: facility",
           "maintenance": "Owned: maintenance", "financing": "Owned: financing",
           "overflow": "Owned: overflow to the fallback market"}
-LINES = tuple(Line(f"owned_{part}", LABELS[part]) for part in PARTS)
+# how a bill can know each (`Line.billed`): a power bill, a colocation invoice and a support contract are billed as
+# their lines; depreciation and the cost of capital are the plan's own accounting (the purchase invoice is the cash
+# view's), which no bill carries; the overflow is GPU-hours bought on the fallback market, inside GPU spend
+BILLED = {"depreciation": "plan", "energy": "line", "facility": "line", "maintenance": "line", "financing": "plan",
+          "overflow": "gpu"}
+LINES = tuple(Line(f"owned_{part}", LABELS[part], billed=BILLED[part]) for part in PARTS)
 BOOK_VALUE = Line("owned_book_value", "Owned: book value at the plan's end", in_total=False)
 
 

@@ -175,3 +175,22 @@ def test_the_cash_view_puts_the_purchase_in_its_month(tmp_path, capsys):
     assert [r["values"] for r in json.loads(out)["rows"] if r["item"] == "owned_depreciation"][1] == [0, 22500, 22500]
     code, out, err = run(capsys, "show", path, "--view", "cash")
     assert code == 2 and "`--by month`" in err
+
+
+def test_power_and_colocation_bills_map_to_the_owned_lines(tmp_path, capsys):
+    """A power bill and a colocation invoice are imported against the cluster's energy and facility lines and held
+    against their plan; depreciation and the cost of capital, which no bill carries, are plan only."""
+    book, bills, out = tmp_path / "own.xlsx", tmp_path / "power.csv", tmp_path / "billed.xlsx"
+    assert run(capsys, "generate", "own-vs-rent", "-o", book)[0] == 0
+    bills.write_text("date,market,item,amount\n2026-01-31,own_cluster,owned_energy,21000.00\n"
+                     "2026-01-31,own_cluster,owned_facility,40000.00\n")
+    code, _, err = run(capsys, "actuals", book, bills, "-o", out)
+    assert code == 0, err
+    code, stdout, err = run(capsys, "variance", out, "--format", "json")
+    lines = {line["item"]: line for line in json.loads(stdout)["lines"] if line["market"] == "own_cluster"}
+    assert lines["owned_energy"]["actual"] == 21000.0 and lines["owned_facility"]["actual"] == 40000.0
+    assert 0 < lines["owned_energy"]["plan_to_date"] < lines["owned_energy"]["plan"]  # one month billed
+    assert all(lines[i]["plan_only"] for i in ("owned_depreciation", "owned_financing", "owned_overflow"))
+    assert code == 1 and "Owned: energy +" in err  # a month of power at 2.6x the plan: over the 10 % threshold
+    code, stdout, err = run(capsys, "check", out, "--format", "json")
+    assert code == 0 and json.loads(stdout)["ok"], err

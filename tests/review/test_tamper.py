@@ -35,7 +35,7 @@ from libreoffice import needs_uno, uno_session
 from openpyxl.workbook.defined_name import DefinedName
 
 from budgetbook.api import check_workbook, generate_workbook
-from budgetbook.errors import BudgetbookError, OutputError
+from budgetbook.errors import BudgetbookError, OutputError, WorkbookError
 from budgetbook.plan.inputs import input_cells, with_values
 from budgetbook.plan.yamlsafe import parse_yaml_text
 from budgetbook.planfile.loader import plan_from_data, plan_from_text, template_text
@@ -444,7 +444,13 @@ def tamper(wb, draw, base: Base) -> list[str]:
 def _edit_plan(wb, draw, base: Base, action: str) -> str:
     if "_budgetbook" not in wb.sheetnames:
         return "no plan to edit"
-    tree = parse_yaml_text(read_embedded_plan(wb)[1])
+    try:
+        embedded = read_embedded_plan(wb)
+    except WorkbookError:  # an earlier action moved its cells (rows inserted there): check refuses that book
+        return f"{action}: the embedded plan is no longer readable"
+    if embedded is None:
+        return f"{action}: no plan to edit"
+    tree = parse_yaml_text(embedded[1])
     if len(tree["markets"]) < 2 or len(tree["workloads"]) < 2:
         return f"{action}: nothing left to drop"
     if action == "drop_market":
