@@ -19,7 +19,7 @@ from ..sheetkit import style as st
 from ..sheetkit.cash_flow import BEGIN_ROW, END_ROW, CashFlow
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
-from ..sheetkit.rows import CalcSheet, Rows
+from ..sheetkit.rows import CalcSheet, NameOf, Rows
 from .base import label_of
 from .owned_model import Owned, catalog_tdp
 from .owned_rule import PARTS, owned_used
@@ -187,6 +187,23 @@ def _breakeven(sheet: CalcSheet, plan: Any, inp: Inputs, key: tuple, name: str, 
                   st.SHARE, "=IF(({price}-{extra})*{deliverable}>k_none,{fixed}/(({price}-{extra})*{deliverable}),"
                   "k_none)", f"{name}_breakeven_{r.id}", price=where(price), extra=extra, fixed=fixed,
                   deliverable=rows["deliverable"])
+
+
+def summary_rows(sheet: CalcSheet, plan: Any) -> None:
+    """Summary's answer to own or rent, live: per owned cluster, the utilization above which owning beats each
+    rented market pricing its GPU (0: never), and the utilization this plan keeps it at; read from the Ownership
+    sheet, in the columns of the markets that pay for the cluster (the named zero elsewhere)."""
+    for _, owner in owned_markets(plan):
+        gpu = owner.owned.gpu
+        rented = [m for m in plan.markets if m.owned is None and m.market_kind.priced and gpu in m.gpu_prices]
+        sheet.section(f"Own or rent: {label_of(owner)}")
+        name = f"own_{owner.id}"
+        for r in rented:
+            sheet.row(f"Owning beats {label_of(r)} above this utilization (-: never)", "share", st.SHARE_OR_DASH,
+                      "={be}", f"sum_{name}_breakeven_{r.id}", be=NameOf(f"{name}_breakeven_{r.id}"))
+        sheet.row("Utilization this plan keeps it at (busy / deliverable hours)", "share", st.SHARE_OR_DASH, "={used}",
+                  f"sum_{name}_utilization", used=NameOf(f"{name}_utilization"))
+        sheet.gap()
 
 
 # --- the Ownership sheet ------------------------------------------------------------------------

@@ -78,6 +78,7 @@ HOURS = "#,##0"
 COUNT = "#,##0.0#"       # a count: 300.0, 2.2 runs, 0.75 months; not "#,##0.##" (Excel shows "300.") nor General
 # (LibreOffice gives a General formula cell the format of the cells it reads, and saves that)
 SHARE = "0.0%"
+SHARE_OR_DASH = '0.0%;-0.0%;"-"'  # a share where 0 means none (a break-even never reached, a column it is not for)
 PERCENT = "0.0%"
 MULTIPLIER = '0.00"x"'
 GB = '#,##0" GB"'

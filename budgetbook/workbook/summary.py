@@ -6,6 +6,7 @@ import math
 
 from ..lineitems import final_run, stages
 from ..lineitems.registry import TOTAL, beside_lines, development_lines
+from ..markets import owned_book
 from ..plan.model import Plan
 from ..ranges.ranged import ranged_inputs
 from ..sheetkit import style as st
@@ -47,6 +48,7 @@ def build_summary(book: Blueprint, plan: Plan) -> None:
             sheet.row(f"Experiments per 10,000 {plan.currency}", "runs", st.COUNT, "={per}",
                       "sum_experiments_per_budget", per=NameOf(stages.PER_BUDGET))
         sheet.gap()
+    owned_book.summary_rows(sheet, plan)  # own or rent: the break-even utilization, where the plan owns a cluster
     if f"{final_run.TOKENS}_{plan.markets[0].id}" in book.specs:
         _per_million_tokens(sheet, plan, total, final_row)
     add_scenario_row(sheet)  # ranges: the scenario the figures are in, and P10/P50/P90 computed by budgetbook

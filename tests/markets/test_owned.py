@@ -194,3 +194,19 @@ def test_power_and_colocation_bills_map_to_the_owned_lines(tmp_path, capsys):
     assert code == 1 and "Owned: energy +" in err  # a month of power at 2.6x the plan: over the 10 % threshold
     code, stdout, err = run(capsys, "check", out, "--format", "json")
     assert code == 0 and json.loads(stdout)["ok"], err
+
+
+def test_summary_says_where_owning_beats_renting_live(tmp_path):
+    """Summary's own-or-rent rows read the Ownership sheet: in the cluster's column, the break-even against each
+    rented market and this plan's utilization, as the reference computes them."""
+    from budgetbook.planfile.loader import load_plan, resolve
+
+    text = resolve("own-vs-rent")[1]
+    plan = load_plan("own-vs-rent")
+    values = evaluate_workbook(write_workbook(plan, text, tmp_path / "own.xlsx"))
+    (answer,) = ownership(plan)
+    for rented, share in answer["breakeven_utilization"].items():
+        got = values[f"sum_own_own_cluster_breakeven_{rented}_own_cluster"]
+        assert got == pytest.approx(share, rel=1e-9) and 0 < got < 1
+        assert values[f"sum_own_own_cluster_breakeven_{rented}_{rented}"] == 0  # not that column's: shown "-"
+    assert values["sum_own_own_cluster_utilization_own_cluster"] == pytest.approx(answer["utilization"], rel=1e-9)
