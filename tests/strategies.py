@@ -170,6 +170,11 @@ def owned_market(draw, gpus: set[str], fallback: str) -> dict:
     for key, (lo, hi) in optional.items():
         if draw(st.integers(0, 2)):
             owned[key] = draw(value(lo, hi))
+    if draw(st.integers(0, 2)) == 0:  # the facility by the rack, instead of by the kW
+        owned.pop("colocation_per_kw_month", None)
+        owned["colocation_per_rack_month"] = draw(value(1000, 20000))
+        if draw(st.booleans()):
+            owned["gpus_per_rack"] = draw(value(8, 64))
     way = draw(st.sampled_from(("none", "offset", "month")))
     if way == "offset":
         owned["start"] = draw(value(0, 0.9))

@@ -21,7 +21,7 @@ from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, NameOf, Rows
 from .base import label_of
-from .owned_model import Owned, catalog_tdp
+from .owned_model import COLOCATION_PER_KW_MONTH, GPUS_PER_RACK, Owned, catalog_tdp, per_rack
 from .owned_rule import PARTS, owned_used
 
 TITLE = "Ownership"
@@ -53,6 +53,17 @@ def input_cells(market: Any, index: int, plan: Any) -> list[InputCell]:
         watts = catalog_tdp(owned.gpu) or 0.0
         cells.append(InputCell(f"mkt_{market.id}_owned_tdp_w", path + ("tdp_w",), f"{label} tdp w",
                                type(owned.count).of(watts), bounds_of(Owned, "tdp_w"), f"catalog: {owned.gpu}"))
+    # the facility's price: per kW (default CBRE's) or per rack with the GPUs a rack holds; only what it reads
+    if per_rack(owned):
+        if owned.gpus_per_rack is None:
+            cells.append(InputCell(f"mkt_{market.id}_owned_gpus_per_rack", path + ("gpus_per_rack",),
+                                   f"{label} gpus per rack", type(owned.count).of(GPUS_PER_RACK),
+                                   bounds_of(Owned, "gpus_per_rack"), "assumption: four 8-GPU servers a rack"))
+    elif owned.colocation_per_kw_month is None:
+        cells.append(InputCell(f"mkt_{market.id}_owned_colocation_per_kw_month", path + ("colocation_per_kw_month",),
+                               f"{label} colocation per kw month", type(owned.count).of(COLOCATION_PER_KW_MONTH),
+                               bounds_of(Owned, "colocation_per_kw_month"),
+                               "CBRE North America Data Center Trends H2 2024"))
     return timed(plan, cells, path, f"mkt_{market.id}_owned", f"{label} purchase", owned.start, None)
 
 
@@ -88,8 +99,9 @@ def _cluster_rows(cf: CashFlow, plan: Any, inp: Inputs, m: Any, i: int, owner: A
     key, name, label = ("markets", i, "owned"), f"cf_own_{owner.id}", label_of(owner)
     at = {field: inp[key + (field,)] for field in ("count", "life_years", "availability", "busy_share",
                                                   "idle_share", "tdp_w", "power_ratio", "pue", "price_per_kwh",
-                                                  "colocation_per_kw_month", "maintenance_share",
-                                                  "cost_of_capital", "start")}
+                                                  "maintenance_share", "cost_of_capital", "start")}
+    facility = ("colocation_per_rack_month", "gpus_per_rack") if per_rack(owner.owned) else ("colocation_per_kw_month",)
+    at |= {field: inp[key + (field,)] for field in facility}
     hours: dict[str, Any] = {"unit": "GPU-hours", "fmt": st.HOURS}
 
     def row(what: str, template: str, short: str, refs: dict[str, Any], **kw: Any) -> int:
@@ -123,9 +135,11 @@ def _cluster_rows(cf: CashFlow, plan: Any, inp: Inputs, m: Any, i: int, owner: A
         "energy": row("energy (busy and idle draw)", "=({held}*{busy_share}+{idle}*{idle_share})*{tdp_w}*"
                       "{power_ratio}/k_watts_per_kw*{pue}*{price_per_kwh}", "energy", {"held": held, "idle": idle},
                       item="owned_energy"),
-        "facility": row("facility (colocation)", "={count}*{tdp_w}*{power_ratio}/k_watts_per_kw*"
-                        "{colocation_per_kw_month}*{service}", "facility", {"service": service},
-                        item="owned_facility"),
+        "facility": row("facility (colocation, by the rack)", "={count}/{gpus_per_rack}*{colocation_per_rack_month}*"
+                        "{service}", "facility", {"service": service}, item="owned_facility")
+        if per_rack(owner.owned) else
+        row("facility (colocation)", "={count}*{tdp_w}*{power_ratio}/k_watts_per_kw*"
+            "{colocation_per_kw_month}*{service}", "facility", {"service": service}, item="owned_facility"),
         "maintenance": row("maintenance", "={purchase}*{maintenance_share}/k_months_per_year*{service}",
                            "maintenance", asset, item="owned_maintenance"),
         "financing": row("financing (on the book value at the month's start)",

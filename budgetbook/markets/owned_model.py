@@ -72,9 +72,18 @@ class Owned(Strict):
         = Num.of(1.25)
     # US EIA, Electric Power Monthly table 5.6.a: industrial average 2023, 8.06 cents/kWh (via Epoch AI, 2026-12-02)
     price_per_kwh: Annotated[Num, num(0, 10, unit="money per kWh")] = Num.of(0.0806)
-    # CBRE, North America Data Center Trends H2 2024: primary-market asking rate ~$184/kW-month (250-500 kW)
+    # CBRE, North America Data Center Trends H2 2024: primary-market asking rate ~$184/kW-month (250-500 kW);
+    # the default where neither colocation price is given (`COLOCATION_PER_KW_MONTH`)
     colocation_per_kw_month: Annotated[Num, num(0, 1e4, unit="money per kW-month",
-                                                description="per kW of server power")] = Num.of(184.0)
+                                                description="per kW of server power; default 184")] | None = None
+    colocation_per_rack_month: Annotated[Num, num(0, 1e6, unit="money per rack-month",
+                                                  description="instead of per kW: a rack's monthly price")] \
+        | None = None
+    # assumption: four 8-GPU HGX servers a rack (about 41 kW at 1.82 x 700 W x 32), as liquid-ready colocation
+    # racks hold; racks used = GPUs / GPUs per rack (a part rack pays its share)
+    gpus_per_rack: Annotated[Num, num(0, 1e4, gt=True, unit="GPUs", lowers_cost=True,
+                                      description="GPUs a rack holds (with `colocation_per_rack_month`)")] \
+        | None = None
     # assumption: 3% of the purchase a year (vendor support and spares)
     maintenance_share: Annotated[Num, _share(1, what="of the purchase, a year")] = Num.of(0.03)
     # Llama 3 report (Dubey et al. 2024, section 3.3.4): >90% effective training time on 16k H100s
@@ -86,7 +95,29 @@ class Owned(Strict):
     @model_validator(mode="after")
     def _one_price(self):
         exactly_one(self, ("price_per_gpu", "price_per_server"), "the price paid")
+        if self.colocation_per_kw_month is not None and self.colocation_per_rack_month is not None:
+            raise ValueError("give one of `colocation_per_kw_month` and `colocation_per_rack_month` for the "
+                             "facility (got both)")
+        if self.gpus_per_rack is not None and self.colocation_per_rack_month is None:
+            raise ValueError("`gpus_per_rack` prices racks: give `colocation_per_rack_month` too, or remove it")
         return self
+
+
+COLOCATION_PER_KW_MONTH = 184.0  # CBRE H2 2024, see `Owned.colocation_per_kw_month`
+GPUS_PER_RACK = 32.0             # see `Owned.gpus_per_rack`
+
+
+def per_rack(owned: Any) -> bool:
+    """Whether the facility is priced by the rack (else by the kW of server power)."""
+    return owned.colocation_per_rack_month is not None
+
+
+def colocation_kw(owned: Any) -> float:
+    return COLOCATION_PER_KW_MONTH if owned.colocation_per_kw_month is None else owned.colocation_per_kw_month
+
+
+def gpus_per_rack(owned: Any) -> float:
+    return GPUS_PER_RACK if owned.gpus_per_rack is None else owned.gpus_per_rack
 
 
 def catalog_tdp(gpu: str) -> float | None:

@@ -12,7 +12,8 @@ deliverable hours month by month; what they cannot hold (the overflow) is paid
 at the fallback market's price for that GPU; the installed hours not busy are
 idle. Energy: (busy hours x busy share + idle hours x idle share) x TDP x the
 chip-to-server power ratio / 1000 x PUE x price per kWh. Facility: count x TDP
-x ratio / 1000 kW x colocation per kW-month x months in service. Maintenance:
+x ratio / 1000 kW x colocation per kW-month x months in service, or, priced by
+the rack, count / GPUs per rack x colocation per rack-month x months in service. Maintenance:
 purchase x share a year / 12 a month in service. Financing: cost of capital /
 12 x the book value at the month's start, a month in service. A market pays
 the clusters of the markets it buys from. The book value when the plan lets
@@ -31,7 +32,16 @@ from ..lineitems.phasing import owned_window
 from ..lineitems.scenario import MarketView
 from ..lineitems.units import HOURS_PER_MONTH
 from ..plan.timing import share
-from .owned_model import GPUS_PER_SERVER, MONTHS_PER_YEAR, WATTS_PER_KW, purchase_offset, tdp
+from .owned_model import (
+    GPUS_PER_SERVER,
+    MONTHS_PER_YEAR,
+    WATTS_PER_KW,
+    colocation_kw,
+    gpus_per_rack,
+    per_rack,
+    purchase_offset,
+    tdp,
+)
 
 PARTS = ("depreciation", "energy", "facility", "maintenance", "financing", "overflow")
 
@@ -99,7 +109,8 @@ def cluster(view: MarketView, owner: Any) -> Cluster:
     months = {
         "depreciation": [per_month * a for a in ageing],
         "energy": [(h * owned.busy_share + i * owned.idle_share) * kwh_price for h, i in zip(held, idle, strict=True)],
-        "facility": [owned.count * server_kw(owned) * owned.colocation_per_kw_month * s for s in service],
+        "facility": [(owned.count / gpus_per_rack(owned) * owned.colocation_per_rack_month if per_rack(owned)
+                      else owned.count * server_kw(owned) * colocation_kw(owned)) * s for s in service],
         "maintenance": [bought_for * owned.maintenance_share / MONTHS_PER_YEAR * s for s in service],
         "financing": [owned.cost_of_capital / MONTHS_PER_YEAR * (bought_for - per_month * e) * s
                       for e, s in zip(elapsed, service, strict=True)],

@@ -210,3 +210,28 @@ def test_summary_says_where_owning_beats_renting_live(tmp_path):
         assert got == pytest.approx(share, rel=1e-9) and 0 < got < 1
         assert values[f"sum_own_own_cluster_breakeven_{rented}_{rented}"] == 0  # not that column's: shown "-"
     assert values["sum_own_own_cluster_utilization_own_cluster"] == pytest.approx(answer["utilization"], rel=1e-9)
+
+
+def test_colocation_by_the_rack(tmp_path, capsys):
+    """256 GPUs, 32 a rack, 7,500 a rack-month, a year in service: 8 racks x 7,500 x 12 = 720,000, in the
+    reference and the workbook's formulas; the per-kW price is then no input at all. Both prices: one line."""
+    from budgetbook.planfile.loader import resolve
+    from budgetbook.review.check import check_workbook
+
+    text = resolve("own-vs-rent")[1]
+    assert "      colocation_per_kw_month: {low: 150, base: 184, high: 220}" in text
+    rack = text.replace("      colocation_per_kw_month: {low: 150, base: 184, high: 220}",
+                        "      colocation_per_rack_month: 7500\n      gpus_per_rack: {low: 24, base: 32, high: 40}")
+    plan = plan_from_text(rack, "rack.yaml")
+    expected = {f.name: f.value for f in compute_breakdown(plan).figures}["owned_facility_own_cluster"]
+    assert expected == pytest.approx(256 / 32 * 7500 * 12)
+    book = write_workbook(plan, rack, tmp_path / "rack.xlsx")
+    values = evaluate_workbook(book)
+    assert values["owned_facility_own_cluster"] == pytest.approx(expected, rel=1e-12)
+    assert "mkt_own_cluster_owned_colocation_per_kw_month" not in values
+    assert check_workbook(book).ok
+    both = tmp_path / "both.yaml"
+    both.write_text(rack.replace("      colocation_per_rack_month: 7500\n",
+                                 "      colocation_per_rack_month: 7500\n      colocation_per_kw_month: 184\n"))
+    code, _, err = run(capsys, "show", both)
+    assert code == 2 and "give one of `colocation_per_kw_month` and `colocation_per_rack_month`" in err
