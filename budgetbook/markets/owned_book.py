@@ -180,7 +180,7 @@ def _breakeven(sheet: CalcSheet, plan: Any, inp: Inputs, key: tuple, name: str, 
     """Per rented market pricing the cluster's GPU: the share of the deliverable hours above which owning costs
     less than renting them there (0: never), as `owned_rule.breakeven` computes it."""
     cur, gpu = plan.currency, owner.owned.gpu
-    rented = [m for m in plan.markets if m.owned is None and m.market_kind.priced and gpu in m.gpu_prices]
+    rented = rented_against(plan, owner)
     if not rented:
         return
     sheet.section("Own or rent: the break-even utilization")
@@ -203,16 +203,20 @@ def _breakeven(sheet: CalcSheet, plan: Any, inp: Inputs, key: tuple, name: str, 
                   deliverable=rows["deliverable"])
 
 
+def rented_against(plan: Any, owner: Any) -> list[Any]:
+    """The rented markets pricing an owned cluster's GPU: those it has a break-even against."""
+    gpu = owner.owned.gpu
+    return [m for m in plan.markets if m.owned is None and m.market_kind.priced and gpu in m.gpu_prices]
+
+
 def summary_rows(sheet: CalcSheet, plan: Any) -> None:
     """Summary's answer to own or rent, live: per owned cluster, the utilization above which owning beats each
     rented market pricing its GPU (0: never), and the utilization this plan keeps it at; read from the Ownership
     sheet, in the columns of the markets that pay for the cluster (the named zero elsewhere)."""
     for _, owner in owned_markets(plan):
-        gpu = owner.owned.gpu
-        rented = [m for m in plan.markets if m.owned is None and m.market_kind.priced and gpu in m.gpu_prices]
         sheet.section(f"Own or rent: {label_of(owner)}")
         name = f"own_{owner.id}"
-        for r in rented:
+        for r in rented_against(plan, owner):
             sheet.row(f"Owning beats {label_of(r)} above this utilization (-: never)", "share", st.SHARE_OR_DASH,
                       "={be}", f"sum_{name}_breakeven_{r.id}", be=NameOf(f"{name}_breakeven_{r.id}"))
         sheet.row("Utilization this plan keeps it at (busy / deliverable hours)", "share", st.SHARE_OR_DASH, "={used}",
