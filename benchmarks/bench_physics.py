@@ -10,9 +10,7 @@ Prints a table: the median milliseconds of each over `--repeat` runs, and their 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -21,20 +19,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from portfolio import portfolio_plan  # noqa: E402
+from timing import median_ms  # noqa: E402
 
 from budgetbook.physics.model import plan_physics  # noqa: E402
 from budgetbook.physics.sanity import impossible, plan_sanity  # noqa: E402
 from budgetbook.planfile.loader import plan_from_data  # noqa: E402
 from budgetbook.reference import compute_breakdown  # noqa: E402
-
-
-def median_ms(work, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
 
 
 def main() -> None:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import argparse
 import copy
-import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from timing import median_ms  # noqa: E402
 
 from budgetbook.plan.yamlsafe import parse_yaml_text  # noqa: E402
 from budgetbook.planfile.loader import plan_from_data, template_text  # noqa: E402
@@ -50,14 +50,6 @@ def with_reliability(data: dict) -> dict:
     return data
 
 
-def ms(work, repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
-
 
 def main() -> None:
     parser = argparse.ArgumentParser()
@@ -69,7 +61,8 @@ def main() -> None:
         figures = {f.name: f.value for f in compute_breakdown(plan).figures}
         sim = simulate(plan, args.samples, 1)
         cheapest = {m: s.cheapest for m, s in sim.markets.items()}
-        print(f"pretrain-7b {title} ({args.samples} samples; reference {ms(lambda: compute_breakdown(plan)):.1f} ms)")
+        reference_ms = median_ms(lambda: compute_breakdown(plan))
+        print(f"pretrain-7b {title} ({args.samples} samples; reference {reference_ms:.1f} ms)")
         for market in plan.markets:
             line = figures.get(f"reliability_{market.id}", 0.0)
             print(f"  {market.id:<22} reliability {line:>10,.0f}  total {figures[f'total_{market.id}']:>12,.0f}  "

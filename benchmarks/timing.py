@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable
 
@@ -14,3 +15,13 @@ def best(fn: Callable[[], object], repeat: int) -> float:
         fn()
         times.append(time.perf_counter() - t)
     return min(times)
+
+
+def median_ms(fn: Callable[[], object], repeat: int = 5) -> float:
+    """The median of `repeat` runs of `fn`, in milliseconds (a typical run, for work measured in-process)."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1000
