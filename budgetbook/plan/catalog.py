@@ -81,7 +81,14 @@ CATALOG: dict[str, Gpu] = {
 }
 
 # HBM bandwidth per GPU, decimal GB/s (1 TB/s = 1,000 GB/s): each vendor's published datasheet figure,
-# entered 2026-12-02 (each entry names its datasheet)
+# entered 2026-12-02 (each entry names its datasheet). Re-checked 2026-12-02, bandwidth and memory, against
+# copies of the vendors' pages: NVIDIA H100 datasheet (SXM 80 GB 3.35 TB/s, PCIe 80 GB 2 TB/s, NVL 94 GB
+# 3.9 TB/s), H100 PCIe product brief PB-11133-001_v02 (">2,000 GBps"), H200 (141 GB, 4.8 TB/s), DGX B200
+# (1,440 GB and 64 TB/s for 8 GPUs: 180 GB, 8 TB/s each), GB200 NVL72 (13.4 TB, 576 TB/s for 72), L40S
+# datasheet (48 GB GDDR6, 864 GB/s), AMD MI250X (128 GB, 3.2768 TB/s), MI300X (192 GB, 5.3 TB/s), MI325X
+# (256 GB, 6 TB/s), cloud.google.com/tpu/docs/v5p (95 GB, 2,765 GBps), Intel Gaudi 3 (128 GB, 3.7 TB/s):
+# every figure agrees; none changed. A100 80/40 GB (2,039 / 1,555 GB/s) and V100 SXM2 (900 GB/s) are the
+# A100 and V100 datasheets' own table rows.
 BANDWIDTH_AS_OF = "2026-12-02"
 BANDWIDTH: dict[str, tuple[float, str]] = {
     "A100": (2039.0, "NVIDIA A100 datasheet: 80GB SXM, HBM2e 2,039 GB/s"),
