@@ -99,6 +99,11 @@ class VarianceReport:
     planned_price: dict[str, float] = field(default_factory=dict)              # market -> compute / allocated hours
     hours: dict[str, tuple[list[float], list[float]]] = field(default_factory=dict)  # market -> planned, billed
     unmapped: list[tuple[str, float, int]] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)  # market id -> its label, as the tables show it
+
+    def label(self, market: str) -> str:
+        """The market as a table names it: its label, its id where it has none."""
+        return self.labels.get(market) or market
 
     def named(self) -> dict[str, float]:
         out: dict[str, float] = {}
@@ -154,7 +159,8 @@ def compute_variance(plan: Plan, actuals: Actuals, scenario: str = "base", break
     planned = {(r.market, r.item): r.values for r in monthly.rows}
     cells, hours = actuals.by_cell(), actuals.gpu_hours()
     billed = actuals.closed_months(months)
-    report = VarianceReport(plan.name, plan.currency, months, billed)
+    report = VarianceReport(plan.name, plan.currency, months, billed,
+                            labels={m.id: m.label or m.id for m in plan.markets})
     figures = {(f.market, f.item): f.value for f in (breakdown or at_end(compute_breakdown(plan), scenario)).figures}
     planned_compute = {m: figures[(m, "compute")] for m in actuals.markets()}
     allocated = {m: _allocated(plan, m, scenario) for m in actuals.markets()}

@@ -6,10 +6,14 @@ every text from a bill goes through `plaintext.visible`.
 
 CSV and markdown: one row per market and line item (the market's total after its
 lines) with the columns `market,item,label,plan,plan_to_date,actual,variance,
-variance_pct,forecast,at_completion`; `variance_pct` is a share (0.1 = 10 %). A
-plan-only line (a market's GPU lines, inside its GPU spend; contingency) leaves
-the columns after `plan_to_date` empty ("plan only" in markdown).
+variance_pct,forecast,at_completion` (CSV: then `market_label`); `variance_pct` is a
+share (0.1 = 10 %). A plan-only line (a market's GPU lines, inside its GPU spend;
+contingency) leaves the columns after `plan_to_date` empty ("plan only" in markdown).
 The table prints one block per market, then the unmapped charges.
+
+One look with `show` (issue 26): the table and the Markdown name a market by its label
+and print money as `show` does ($1,364,071; a price per GPU-hour with cents, $7.52);
+the CSV keeps the id (a key) and raw numbers, with the label in `market_label`.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from .emit import line as print_line
 from .emit import stdout, warning, wrote
 from .envelope import write_report
 from .plaintext import visible
-from .show import FORMULA_STARTS
+from .show import FORMULA_STARTS, money
 
 COLUMNS = ("plan", "plan_to_date", "actual", "variance", "variance_pct", "forecast", "at_completion")
 
@@ -56,11 +60,11 @@ def _safe(text: str) -> str:
 
 def _csv(report: VarianceReport, threshold: float, out: TextIO) -> None:
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["market", "item", "label", *COLUMNS])
+    writer.writerow(["market", "item", "label", *COLUMNS, "market_label"])
     for line in report.lines:
         totals = line.totals()
         writer.writerow([visible(line.market), visible(line.item), _safe(line.label),
-                         *(repr(totals[c]) if c in totals else "" for c in COLUMNS)])
+                         *(repr(totals[c]) if c in totals else "" for c in COLUMNS), _safe(report.label(line.market))])
 
 
 def _markdown(report: VarianceReport, threshold: float, out: TextIO) -> None:
@@ -70,8 +74,9 @@ def _markdown(report: VarianceReport, threshold: float, out: TextIO) -> None:
     for line in report.lines:
         totals = line.totals()
         values = ["plan only" if c not in totals else f"{totals[c] * 100:,.1f} %" if c == "variance_pct"
-                  else f"{totals[c]:,.2f}" for c in COLUMNS]
-        out.write(f"| {cell(line.market)} | {cell(line.item)} | {cell(line.label)} | " + " | ".join(values) + " |\n")
+                  else money(totals[c], report.currency) for c in COLUMNS]
+        out.write(f"| {cell(report.label(line.market))} | {cell(line.item)} | {cell(line.label)} | "
+                  + " | ".join(values) + " |\n")
 
 
 def _table(report: VarianceReport, threshold: float, out: TextIO) -> None:
@@ -79,29 +84,31 @@ def _table(report: VarianceReport, threshold: float, out: TextIO) -> None:
     from rich.text import Text
 
     console = guarded_console(out, 110)
+    cur = report.currency
+    cash = lambda value: money(value, cur)  # noqa: E731 - as `show` prints money
     billed = report.months[report.billed - 1] if report.billed else "none"
     console.print(Text(f"{visible(report.plan)}: plan vs bills ({report.currency}), months billed "
                        f"{report.months[0]} to {billed} of {report.months[-1]}"))
     over = {(line.market, line.item) for line in report.over(threshold)}
     for market in dict.fromkeys(line.market for line in report.lines):
-        table = Table(title=Text(visible(market)), title_justify="left")
+        table = Table(title=Text(visible(report.label(market))), title_justify="left")
         for head in ("line item", "plan to date", "actual", "variance", "variance %", "plan", "forecast"):
             table.add_column(head, justify="left" if head == "line item" else "right")
         for line in (ln for ln in report.lines if ln.market == market):
             t = line.totals()
             mark = "  OVER" if (line.market, line.item) in over else ""
             if line.plan_only:
-                table.add_row(Text("  " + visible(line.label)), f"{t['plan_to_date']:,.2f}", "", "", "",
-                              f"{t['plan']:,.2f}", "")
+                table.add_row(Text("  " + visible(line.label)), cash(t["plan_to_date"]), "", "", "",
+                              cash(t["plan"]), "")
                 continue
-            table.add_row(Text(visible(line.label) + mark), f"{t['plan_to_date']:,.2f}", f"{t['actual']:,.2f}",
-                          f"{t['variance']:,.2f}", f"{t['variance_pct'] * 100:,.1f} %", f"{t['plan']:,.2f}",
-                          f"{t['forecast']:,.2f}")
+            table.add_row(Text(visible(line.label) + mark), cash(t["plan_to_date"]), cash(t["actual"]),
+                          cash(t["variance"]), f"{t['variance_pct'] * 100:,.1f} %", cash(t["plan"]),
+                          cash(t["forecast"]))
         console.print(table)
         _, price = report.prices.get(market, ([], 0.0))
         if price:
-            console.print(Text(f"price per GPU-hour: paid {price:,.4f}, planned "
-                               f"{report.planned_price.get(market, 0.0):,.4f} {report.currency}"))
+            console.print(Text(f"price per GPU-hour: paid {money(price, cur, 2)}, planned "
+                               f"{money(report.planned_price.get(market, 0.0), cur, 2)}"))
         hours = report.hours.get(market)
         if hours is not None and any(hours[1]):
             planned_hours, billed_hours = hours
@@ -110,6 +117,6 @@ def _table(report: VarianceReport, threshold: float, out: TextIO) -> None:
                                f"(implied utilisation vs plan {to_date / sum(billed_hours):.2f}x)"))
     if report.unmapped:
         total = sum(a for _, a, _ in report.unmapped)
-        console.print(Text(f"unmapped charges, in no line item ({total:,.2f} {report.currency}):"))
+        console.print(Text(f"unmapped charges, in no line item ({cash(total)}):"))
         for what, amount, rows in report.unmapped:
-            console.print(Text(f"  {visible(what)}: {amount:,.2f} ({rows:,} rows)"))
+            console.print(Text(f"  {visible(what)}: {cash(amount)} ({rows:,} rows)"))

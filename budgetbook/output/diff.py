@@ -1,6 +1,8 @@
 """`diff`'s outputs (a terminal table, Markdown for a pull-request comment, JSON) and `textconv`'s budget text.
 
-JSON is `BudgetDiff.as_json`. Every text here comes from a plan or a workbook,
+JSON is `BudgetDiff.as_json` (market ids, keys); the table and the Markdown name a
+market by its label and print money as `show` does, an input's range as "(range
+LOW to HIGH)" (issue 26: one look). Every text here comes from a plan or a workbook,
 so it goes through `plaintext.visible`; the Markdown also escapes what a
 renderer would read as table syntax or HTML, so a label cannot break the
 comment or inject markup into it.
@@ -34,7 +36,7 @@ def num_text(num: Num | None) -> str:
         return "-"
     if not num.ranged:
         return number(num.base)
-    return f"{number(num.base)} ({number(num.low)} to {number(num.high)})"
+    return f"{number(num.base)} (range {number(num.low)} to {number(num.high)})"
 
 
 def signed_money(value: float, currency: str) -> str:
@@ -85,7 +87,7 @@ def render_table(result: BudgetDiff, out: TextIO) -> None:
         totals.add_column(column, justify="left" if column == "Market" else "right")
     for t in result.totals:
         over = t in result.over
-        totals.add_row(Text(visible(t.market)), _money_or_dash(t.old, was), _money_or_dash(t.new, cur),
+        totals.add_row(Text(visible(result.label(t.market))), _money_or_dash(t.old, was), _money_or_dash(t.new, cur),
                        Text(signed_money(t.delta, cur), style="bold red" if over else ""), pct_text(t))
     console.print(totals)
     if result.figures:
@@ -93,7 +95,7 @@ def render_table(result: BudgetDiff, out: TextIO) -> None:
         for column in ("Market", "Line item", "Old", "New", "Delta", "%"):
             table.add_column(column, justify="left" if column in ("Market", "Line item") else "right")
         for f in result.figures:
-            table.add_row(Text(visible(f.market)), Text(visible(f.label), style="bold" if f.item == "total" else ""),
+            table.add_row(Text(visible(result.label(f.market))), Text(visible(f.label), style="bold" if f.item == "total" else ""),
                           _money_or_dash(f.old, was), _money_or_dash(f.new, cur), signed_money(f.delta, cur),
                           pct_text(f))
         console.print(table)
@@ -132,7 +134,7 @@ def audit_message(finding) -> str:
 
 def over_lines(result: BudgetDiff) -> list[str]:
     cur = result.currency
-    return [f"over --fail-above {result.limit}: {visible(t.market)} total rises {signed_money(t.delta, cur)} "
+    return [f"over --fail-above {result.limit}: {visible(result.label(t.market))} total rises {signed_money(t.delta, cur)} "
             f"({pct_text(t)})" for t in result.over]
 
 
@@ -175,13 +177,13 @@ def render_markdown(result: BudgetDiff, out: TextIO) -> None:
     rows = []
     for t in result.totals:
         delta = signed_money(t.delta, cur)
-        rows.append([code(t.market), _money_or_dash(t.old, was), _money_or_dash(t.new, cur),
+        rows.append([md(result.label(t.market)), _money_or_dash(t.old, was), _money_or_dash(t.new, cur),
                      f"**{delta}**" if abs(t.delta) >= 0.005 else delta, pct_text(t)])
     lines += _table(["Total development cost", "Old", "New", "Delta", "%"], ["l", "r", "r", "r", "r"], rows) + [""]
     for line in over_lines(result):
         lines += [f"> **{md(line)}**", ""]
     if result.figures:
-        rows = [[code(f.market), f"**{md(f.label)}**" if f.item == "total" else md(f.label),
+        rows = [[md(result.label(f.market)), f"**{md(f.label)}**" if f.item == "total" else md(f.label),
                  _money_or_dash(f.old, was), _money_or_dash(f.new, cur), signed_money(f.delta, cur), pct_text(f)]
                 for f in result.figures]
         lines += _section("Figures changed", f"{len(rows)} figures", _table(

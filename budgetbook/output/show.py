@@ -35,9 +35,10 @@ SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def money(value: float, currency: str) -> str:
+def money(value: float, currency: str, decimals: int = 0) -> str:
+    """An amount as every table prints it: $1,364,071 (a price: `decimals=2`, $7.52); 1,364,071 CHF."""
     symbol = SYMBOLS.get(currency)
-    text = f"{abs(value):,.0f}"
+    text = f"{abs(value):,.{decimals}f}"
     sign = "-" if value < 0 else ""
     return f"{sign}{symbol}{text}" if symbol else f"{sign}{text} {currency}"
 

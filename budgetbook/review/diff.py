@@ -144,6 +144,14 @@ class BudgetDiff:
     def currency(self) -> str:
         return self.new.plan.currency
 
+    def label(self, market: str) -> str:
+        """The market as a table names it: its label on the new side, else the old (a market gone), else its id."""
+        for side in (self.new, self.old):
+            found = next((m.label for m in side.plan.markets if m.id == market and m.label), None)
+            if found:
+                return found
+        return market
+
     @property
     def changed(self) -> bool:
         return bool(self.inputs or self.structure or self.figures or self.audit)

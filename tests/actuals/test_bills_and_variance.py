@@ -106,7 +106,9 @@ def test_variance_reference_worked_example(imported):
     assert people["forecast"] == pytest.approx(401_750 + 160_000)
     out = io.StringIO()
     render_variance(report, "table", 0.0, out)
-    assert "People  OVER" in out.getvalue() and "AWS / Amazon CloudWatch / Usage: 824.74" in out.getvalue()
+    # money as `show` prints it, markets by label (issue 26: one look)
+    assert "People  OVER" in out.getvalue() and "AWS / Amazon CloudWatch / Usage: $825" in out.getvalue()
+    assert "hyperscaler_commit" not in out.getvalue() and "$400,000" in out.getvalue()
     assert "implied utilisation vs plan 1.16x" in out.getvalue()
     billed_hours = (2 + 11) * 24 * 28 * 8
     price = report.prices["hyperscaler_commit"][1]  # the block's fee (less credit, plus tax) / GPU-hours used
@@ -114,6 +116,7 @@ def test_variance_reference_worked_example(imported):
     assert report.planned_price["hyperscaler_commit"] == pytest.approx(3.80)  # one GPU type: its price
     planned, billed = report.hours["hyperscaler_commit"]
     assert sum(billed) == billed_hours
+    assert f"price per GPU-hour: paid ${price:,.2f}, planned $3.80" in out.getvalue()
     # planned GPU-hours paid = compute / price x (1 + waste), month by month: the Cash flow's compute and
     # failed runs of the commit market at $3.80
     months = {(r.item, n): v for r in show_months(PLAN).rows if r.market == "hyperscaler_commit"

@@ -394,7 +394,11 @@ def test_fail_above_amount_and_percent(capsys, edited_plan):
     # a fall never fails, however small the line
     assert diff_json(capsys, edited_plan, FT, "--fail-above", "0")[0] == 0
     code, out, err = run(capsys, "diff", FT, edited_plan, "--fail-above", "1%")
-    assert code == 1 and f"over --fail-above 1%: {HYPER} total rises" in out
+    # the table names the market by its label and prints money as `show` does (issue 26: one look)
+    assert code == 1 and "over --fail-above 1%: Hyperscaler (on-demand) total rises +$" in out
+    assert HYPER not in out.split("Inputs")[0]
+    code, out, err = run(capsys, "diff", FT, edited_plan, "--format", "markdown")
+    assert "| Hyperscaler (on-demand) | $" in out and f"| {HYPER}" not in out and f"`{HYPER}`" not in out
 
 
 def test_bad_input_is_one_line_exit_2(capsys, work, book):
