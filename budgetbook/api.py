@@ -47,6 +47,7 @@ __all__ = [
     "calibrate_plan",
     "check_workbook",
     "diff_budgets",
+    "export_plan",
     "extract_plan",
     "fit_plan",
     "generate_workbook",
@@ -238,6 +239,27 @@ def extract_plan(book: PathLike, out: PathLike | None = None, *, force: bool = F
     if out is not None:
         check_destination(out, protect=[book], force=force)
         write_text_atomic(out, text, protect=[book])
+    return text
+
+
+def export_plan(spec: str | Path | None, out: PathLike | None = None, *, format: str = "focus-forecast",
+                force: bool = False, strict: bool = False, start: str | None = None) -> str:
+    """The plan (a workbook's: its current inputs) as a FOCUS-shaped forecast CSV; written to `out` when given.
+    `start` (YYYY-MM) dates a plan that gives no `start:` of its own."""
+    from .actuals.focus_forecast import FORMAT, dated, forecast_csv
+    from .atomic import write_text_atomic
+    from .errors import UsageError
+
+    if format != FORMAT:
+        raise UsageError(f"--format {format} is not an export format; use --format {FORMAT}")
+    stage("reading the plan")
+    plan = dated(_shown_plan(spec, strict), start)
+    stage("forecast rows")
+    text = forecast_csv(plan)
+    if out is not None:
+        protect = [Path(spec)] if spec is not None and is_workbook_file(Path(spec)) else _plan_files(spec)
+        check_destination(out, protect=protect, force=force)
+        write_text_atomic(out, text, protect=protect)
     return text
 
 

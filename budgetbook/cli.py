@@ -224,6 +224,34 @@ def extract(
         wrote(output, err=True)
 
 
+class ExportFormat(str, Enum):
+    focus_forecast = "focus-forecast"
+
+
+@app.command()
+def export(
+    plan: Annotated[str | None, typer.Argument(help="Plan file, template name or workbook (.xlsx): its current "
+                                                    "inputs.")] = None,
+    format: Annotated[ExportFormat, typer.Option("--format", "-f", help="What to write: focus-forecast, the "
+                                                 "plan's months as FOCUS-shaped forecast rows (CSV).")]
+    = ExportFormat.focus_forecast,
+    output: Annotated[Path | None, typer.Option("--output", "-o",
+                                                help="File to write (default: standard output).")] = None,
+    start: Annotated[str | None, typer.Option("--start", metavar="YYYY-MM", help="The first month of a plan "
+                                              "that gives no `start:` (FOCUS rows are dated).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    strict: StrictOption = False,
+):
+    """Write the plan out for other tools: FOCUS-shaped forecast rows, one per market, line item and month."""
+
+    with _progress("export"):
+        written = api.export_plan(plan, output, format=format.value, force=force, strict=strict, start=start)
+    if output is None:
+        text(written)
+    else:
+        wrote(output, err=True)
+
+
 class DiffFormat(str, Enum):
     table = "table"
     json = "json"
