@@ -326,8 +326,9 @@ def variance(
     render_variance(report, format.value, threshold, workbook=str(book))
     over = report.over(threshold)
     for found in over:
-        warning(f"over budget: {report.label(found.market)} {found.label} {found.totals()['variance_pct'] * 100:+,.1f} % of its "
-                f"plan to date (threshold {threshold:g} %)")
+        share = found.totals()["variance_pct"] * 100
+        warning(f"over budget: {report.label(found.market)} {found.label} {share:+,.1f} % of its plan to date "
+                f"(threshold {threshold:g} %)")
     return 1 if over else 0
 # --- physics (issue 13): the GPU catalog, calibration against published runs -----------------------
 

@@ -95,7 +95,8 @@ def render_table(result: BudgetDiff, out: TextIO) -> None:
         for column in ("Market", "Line item", "Old", "New", "Delta", "%"):
             table.add_column(column, justify="left" if column in ("Market", "Line item") else "right")
         for f in result.figures:
-            table.add_row(Text(visible(result.label(f.market))), Text(visible(f.label), style="bold" if f.item == "total" else ""),
+            table.add_row(Text(visible(result.label(f.market))),
+                          Text(visible(f.label), style="bold" if f.item == "total" else ""),
                           _money_or_dash(f.old, was), _money_or_dash(f.new, cur), signed_money(f.delta, cur),
                           pct_text(f))
         console.print(table)
@@ -134,8 +135,8 @@ def audit_message(finding) -> str:
 
 def over_lines(result: BudgetDiff) -> list[str]:
     cur = result.currency
-    return [f"over --fail-above {result.limit}: {visible(result.label(t.market))} total rises {signed_money(t.delta, cur)} "
-            f"({pct_text(t)})" for t in result.over]
+    return [f"over --fail-above {result.limit}: {visible(result.label(t.market))} total rises "
+            f"{signed_money(t.delta, cur)} ({pct_text(t)})" for t in result.over]
 
 
 # ---------------------------------------------------------------- Markdown, for a pull-request comment
