@@ -232,6 +232,29 @@ def serving_section(draw) -> dict | None:
 
 
 @st.composite
+def scope_section(draw, serving: dict) -> dict:
+    """A scope for `serving` (changed in place): features give it its volume, perhaps priced input and output apart."""
+    features = []
+    for _ in range(draw(st.integers(0, 3))):
+        feature = {"name": draw(st.sampled_from(TEXTS[1:])), "requests_per_month": draw(value(0, 1e7)),
+                   "input_tokens_per_request": draw(value(0, 8000)), "output_tokens_per_request": draw(value(0, 2000))}
+        if draw(st.booleans()):
+            feature["months"] = draw(value(0, 36))
+        if draw(st.booleans()):
+            feature["growth"] = draw(value(0, 0.2))
+        features.append(note(draw, feature))
+    scope: dict = {"features": features}
+    if features:
+        for key in ("tokens_per_month", "requests_per_month", "tokens_per_request"):
+            serving.pop(key, None)
+        if draw(st.booleans()):
+            serving.pop("api_price_per_million_tokens", None)
+            serving["api_input_price_per_million_tokens"] = draw(value(0, 10))
+            serving["api_output_price_per_million_tokens"] = draw(value(0, 40))
+    return note(draw, scope)
+
+
+@st.composite
 def people_section(draw) -> dict | None:
     roles = [note(draw, {"role": draw(st.sampled_from(TEXTS[1:])), "count": draw(value(0, 20)),
                          "months": draw(value(0, 24)), "monthly_cost": draw(value(0, 1e5))}
@@ -285,7 +308,8 @@ def commitment(draw, market_id: str, gpu: str) -> dict:
 # when a field of the plan model (any section's, at any depth) is never drawn: a section's `examples` alone
 # do not count, and are drawn here only until its strategy is written
 SECTION_STRATEGIES = {"people": people_section(), "items": items_section(), "serving": serving_section(),
-                      "contingency": contingency_section(), "commitments": st.none(), "adjustments": st.none()}
+                      "contingency": contingency_section(), "commitments": st.none(), "adjustments": st.none(),
+                      "scope": st.none()}  # the scope goes with serving: `plan_data` draws it with serving's
 
 
 @st.composite
@@ -316,6 +340,8 @@ def plan_data(draw) -> dict:
     sections = {li.section.key: draw(section_strategy(li.section)) for li in LINE_ITEMS if li.section}
     sections = {key: data for key, data in sections.items() if data is not None}
     serving = sections.get("serving")
+    if serving and draw(st.booleans()):
+        sections["scope"] = draw(scope_section(serving))
     gpus = {w["gpu"] for w in workloads} | ({serving["gpu"]} if serving else set())
     priced_ids = list(MARKET_IDS[: draw(st.integers(1, 2))])
     markets = [draw(market(m, gpus)) for m in priced_ids]

@@ -27,6 +27,7 @@ from . import (
     items,
     people,
     reliability,
+    scope,
     serving,
     stages,
     storage_egress,
@@ -84,6 +85,7 @@ LINE_ITEMS = LineItems((
     contingency.ITEM,
     adjustments.ITEM,  # after the contingency: finance's own lines take no reserve
     serving.ITEM,
+    scope.ITEM,  # no line: gives serving its volume and `options` its candidates
 ))
 
 # defined-name prefixes of the cells outside the line items' calculations (inputs, constants, outputs)

@@ -28,6 +28,8 @@ PRICE_UNITS: dict[str, str] = {
     "egress_per_gb": "money per GB",
     "fallback_price_per_gpu_hour": "money per GPU-hour",
     "api_price_per_million_tokens": "money per million tokens",
+    "api_input_price_per_million_tokens": "money per million tokens",
+    "api_output_price_per_million_tokens": "money per million tokens",
     "unit_price": "money per unit",
 }
 UNITS = PRICE_UNITS | {"monthly_cost": "money per person-month", "count": "people"}  # the unit column's words
@@ -66,7 +68,7 @@ def _owner(plan: Plan, cell: InputCell) -> str:
         except (AttributeError, IndexError, KeyError, TypeError):
             return ""
         if isinstance(part, int):
-            named = getattr(node, "label", "") or getattr(node, "role", "") or getattr(node, "id", "")
+            named = next((getattr(node, key) for key in ("label", "role", "name", "id") if getattr(node, key, "")), "")
             if named:
                 return str(named)
             words = str(cell.path[-1]).replace("_", " ")  # else the label's words before the field's own
@@ -93,7 +95,7 @@ def number_format(cell: InputCell, currency: str) -> str:
         return st.price(currency)
     if unit_name.startswith("money"):
         return st.money(currency, 2 if fractional and abs(value) < 1000 else 0)
-    if unit_name in ("share", "share of compute", "share of peak"):
+    if unit_name in ("share", "share of compute", "share of peak", "share a month"):
         return st.SHARE
     if unit_name == "x ideal hours":
         return st.MULTIPLIER

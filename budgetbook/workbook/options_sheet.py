@@ -5,19 +5,19 @@ who types another API price sees it move. `planning/options.py` is its reference
 
 from __future__ import annotations
 
-from ..lineitems.serving import SECTION
+from ..lineitems.serving import SECTION, prices_api
 from ..plan.model import Plan
 from ..sheetkit import style as st
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.rows import CalcSheet, CellOf, NameOf
 
 TITLE = "Options"
-API_PRICE = "srv_api_price_per_million_tokens"  # the Inputs cell of `serving.api_price_per_million_tokens`
+API_PRICE = CellOf("svc_api_per_million")  # the Serving sheet's API price a million tokens (one, or in and out blended)
 
 
 def build_options(book: Blueprint, plan: Plan) -> None:
     serving = SECTION.of(plan)
-    if serving is None or serving.api_price_per_million_tokens is None:
+    if serving is None or not prices_api(serving):
         return
     cur = plan.currency
     money0, money2 = st.money(cur), st.money(cur, 2)
