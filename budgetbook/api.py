@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .ranges.sensitivity import Sensitivity
     from .ranges.simulate import Simulation
     from .reference import Breakdown, MonthlyBreakdown
+    from .review.bridge import Bridge
     from .review.check import CheckReport
     from .review.diff import BudgetDiff
     from .review.sides import Side, Unreadable
@@ -46,6 +47,7 @@ __all__ = [
     "budget_text",
     "calibrate_plan",
     "check_workbook",
+    "diff_bridge",
     "diff_budgets",
     "export_plan",
     "extract_plan",
@@ -61,6 +63,7 @@ __all__ = [
     "show_months",
     "show_plan",
     "simulate",
+    "write_picture",
 ]
 
 
@@ -336,6 +339,20 @@ def book_variance(book: PathLike) -> VarianceReport:
     from .actuals.api import book_variance as variance
 
     return variance(book)
+
+
+def diff_bridge(result: BudgetDiff, market: str | None = None) -> Bridge | None:
+    """The bridge of a diff: a market's total from old to new, one step per changed input (`review.bridge`)."""
+    from .review.bridge import bridge
+
+    return bridge(result, market)
+
+
+def write_picture(path: PathLike, data: bytes, *inputs: str | Path | None) -> Path:
+    """A picture (`output.charts`' bytes) written atomically, never over one of the command's `inputs`."""
+    from .atomic import write_bytes_atomic
+
+    return write_bytes_atomic(path, data, protect=[p for p in inputs if p is not None and Path(p).exists()])
 
 
 # ---------------------------------------------------------------- ranges (issue 14): sensitivity and simulation

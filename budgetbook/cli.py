@@ -46,6 +46,9 @@ PlanArgument = Annotated[str | None, typer.Argument(help="Plan file or template 
 
 PASSWORD_ENV = "BUDGETBOOK_PASSWORD"  # `generate --protect`'s password, kept out of the command line
 
+PlotOption = Annotated[Path | None, typer.Option(
+    "--plot", metavar="FILE.png|svg", help="Also draw it to this picture (needs the `plots` extra).")]
+
 StrictOption = Annotated[bool, typer.Option("--strict", help="Refuse a plan with warnings (exit 2), for CI.")]
 
 
@@ -63,6 +66,14 @@ class ShowBy(str, Enum):
 class ShowView(str, Enum):
     expense = "expense"
     cash = "cash"
+
+
+def _charts(picture: Path | None = None, option: str = "", *inputs: str | Path | None):
+    """The charts module and a picture's format, checked before the work: one line, exit 2, when matplotlib (the
+    `plots` extra) is missing, the file is not .png or .svg, or it would overwrite an input."""
+    from .output.plots import checked_picture
+
+    return checked_picture(picture, option, protect=[p for p in inputs if p is not None and Path(p).exists()])
 
 
 def _version(value: bool):
@@ -256,6 +267,7 @@ class DiffFormat(str, Enum):
     table = "table"
     json = "json"
     markdown = "markdown"
+    html = "html"
 
 
 BUDGET_HELP = "a plan file, template name, workbook (.xlsx) or git:REV:path."
@@ -270,12 +282,21 @@ def diff(
         "--fail-above", help="Exit 1 when a market's total rises more than this: an amount (5000) or a "
         "percentage (5%).")] = None,
 ):
-    """Compare two budgets: inputs, markets and workloads, figures (exit 1 over --fail-above)."""
+    """Compare two budgets: inputs, markets and workloads, figures (exit 1 over --fail-above); html: the bridge."""
     from .output.diff import render_diff  # heavy (reference model, rich): off the startup path
 
+    html = format is DiffFormat.html
+    if html:
+        _charts()  # before the work: one line naming the extra where matplotlib is missing
     with _progress("diff", format.value):
         result = api.diff_budgets(old, new, fail_above=fail_above)
-    render_diff(result, format.value)
+        bridge = api.diff_bridge(result) if html else None
+    if html:
+        from .output.diff_html import render_diff_html  # matplotlib (the `plots` extra): only for html
+
+        render_diff_html(result, bridge)
+    else:
+        render_diff(result, format.value)
     return 1 if result.over else 0
 
 
@@ -318,12 +339,17 @@ def variance(
         "--threshold", callback=_threshold, help="Exit 1 when a line a bill can carry (a market's GPU spend, "
         "storage, people, ...) is over its plan to date by more than this percentage (0: any overspend).",
     )] = DEFAULT_THRESHOLD_PCT,
+    plot: PlotOption = None,
 ):
     """Print plan vs actuals per market, at the level a bill can know; exit 1 when a line is over --threshold."""
     from .output.actuals import render_variance  # heavy (reference model, rich): off the startup path
 
+    picture = _charts(plot, "--plot", book) if plot is not None else None
     report = api.book_variance(book)
     render_variance(report, format.value, threshold, workbook=str(book))
+    if plot is not None and picture is not None:
+        kind, charts = picture
+        wrote(api.write_picture(plot, charts.variance(report, kind), book), err=True)
     over = report.over(threshold)
     for found in over:
         share = found.totals()["variance_pct"] * 100
@@ -442,13 +468,18 @@ def simulate(
     distribution: Annotated[RangeDistribution, typer.Option(
         "--distribution", help="Distribution of each range.")] = RangeDistribution.triangular,
     format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
+    plot: PlotOption = None,
 ):
     """Monte Carlo over the ranges: P10/P50/P90 and mean of each market's total, and which is cheaper."""
     from .output.ranges import render_simulation  # heavy (reference model, rich): off the startup path
 
+    picture = _charts(plot, "--plot", plan) if plot is not None else None
     with _progress("simulate", format.value):
         result = api.simulate(plan, samples, seed, distribution.value)
     render_simulation(result, format.value)
+    if plot is not None and picture is not None:
+        kind, charts = picture
+        wrote(api.write_picture(plot, charts.distributions(result, kind), plan), err=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,7 +24,7 @@ PACKAGE = ROOT / "budgetbook"
 MAX_LINES = 450
 # third-party modules that cost a start-up a noticeable share of a second (or more) to import
 HEAVY = {"openpyxl", "formulas", "numpy", "pandas", "scipy", "duckdb", "pydantic", "pydantic_core", "yaml",
-         "ruamel", "rich", "typer", "schedula", "defusedxml"}
+         "ruamel", "rich", "typer", "schedula", "defusedxml", "matplotlib"}
 # The command layer imports each command's modules when the command runs, so `budgetbook --help`
 # and a command that needs little start fast; every function of these two does so, and the output
 # work (issue 22 item 6) is reshaping them: no comment per line.

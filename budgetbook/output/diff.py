@@ -65,7 +65,7 @@ def _setting(value: object) -> str:
 
 
 def render_diff(result: BudgetDiff, fmt: str, out: TextIO | None = None) -> None:
-    """`diff` in `fmt` (table, json, markdown) on `out` (default: standard output)."""
+    """`diff` in `fmt` (table, json, markdown; html: `diff_html`) on `out` (default: standard output)."""
     {"table": render_table, "markdown": render_markdown,
      "json": lambda r, o: write_report("diff", r.as_json(), o, default=str, plan=r.new.plan.name,
                                         currency=r.new.plan.currency)}[fmt](result, stdout(out))
