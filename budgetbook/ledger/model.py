@@ -50,18 +50,38 @@ class Batch:
     total: Decimal        # the file's cost column over this batch, in the plan's currency
     charges: tuple[Charge, ...]
     categories: tuple[tuple[str, Decimal], ...] = ()   # FOCUS ChargeCategory -> its total (Usage, Credit, ...)
+    # FOCUS: the other cost column (EffectiveCost when the mapping's is BilledCost, and the reverse) over this
+    # batch: (its name, its total, the part on charges no rule maps); None for a generic bill
+    other: tuple[str, Decimal, Decimal] | None = None
+
+    @property
+    def unmapped(self) -> Decimal:
+        """The cost column's amount on charges no rule maps."""
+        return sum((c.amount for c in self.charges if c.item == UNMAPPED), Decimal(0))
+
+    def costs(self) -> dict[str, tuple[Decimal, Decimal]]:
+        """Each cost column this batch has (the mapping's first) -> (its total, its unmapped part)."""
+        found = {self.cost_column: (self.total, self.unmapped)}
+        if self.other is not None:
+            found[self.other[0]] = (self.other[1], self.other[2])
+        return found
 
     def as_json(self) -> dict:
         return {"key": self.key, "source": self.source, "format": self.format, "cost_column": self.cost_column,
                 "rows": self.rows, "total": str(self.total), "charges": [c.as_json() for c in self.charges],
-                "categories": {k: str(v) for k, v in self.categories}}
+                "categories": {k: str(v) for k, v in self.categories}} | (
+            {"other": {"column": self.other[0], "total": str(self.other[1]), "unmapped": str(self.other[2])}}
+            if self.other is not None else {})
 
     @classmethod
     def from_json(cls, data: dict) -> Batch:
+        other = data.get("other")  # absent in books imported before it was kept, and for generic bills
         return cls(str(data["key"]), str(data["source"]), str(data["format"]), str(data["cost_column"]),
                    int(data["rows"]), Decimal(str(data["total"])),
                    tuple(Charge.from_json(c) for c in data["charges"]),
-                   tuple((str(k), Decimal(str(v))) for k, v in dict(data.get("categories", {})).items()))
+                   tuple((str(k), Decimal(str(v))) for k, v in dict(data.get("categories", {})).items()),
+                   (str(other["column"]), Decimal(str(other["total"])), Decimal(str(other["unmapped"])))
+                   if other else None)
 
 
 @dataclass(frozen=True)

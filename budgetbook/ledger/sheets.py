@@ -4,9 +4,9 @@ Actuals: per market that bills map to, one row per development line item with
 each month's billed amount as a named value (`act_<item>_<market>_m<n>`, facts,
 not formulas), the market's total, the GPU-hours billed under compute; then the
 unmapped charges (in no market's total: listed so they are mapped, never lost)
-and the bills imported: per invoice its total, mapped and unmapped (values) and a
-live `mapped + unmapped = total`, then all invoices' sums held to the markets'
-totals and the Unmapped row (`act_inv_ok`, on the Checks sheet's master check).
+and the bills imported (`invoices`): per invoice, per file and in all, in each cost
+column, mapped + unmapped = total, live, held to the months' facts (`act_inv_ok`,
+on the Checks sheet's master check).
 
 Variance: per market and line item (and the total), months across, every row
 one formula copied across:
@@ -44,10 +44,10 @@ from ..plan.timing import month_labels
 from ..sheetkit import style as st
 from ..sheetkit.cash_flow import gpu_hours_cells
 from ..sheetkit.grid import Blueprint, Sheet, a1
-from .model import UNMAPPED, Actuals
+from .invoices import FIRST, TOTAL_COL, invoices_table
+from .model import Actuals
 
 ACTUALS, VARIANCE = "Actuals", "Variance"
-TOTAL_COL, FIRST = 3, 4
 HEADER_ROW = 4
 # the planned GPU-hours row adds two products per workload: past this many its formula nears Excel's 8,192
 # characters, and the rows are left out (the prices stay)
@@ -217,66 +217,7 @@ def _actuals_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[s
         row += 1
     row += 1
     sheet.put(row, 1, "Bills imported (a re-import of the same invoice key replaces it)", "section")
-    _invoices(book, sheet, plan, actuals, row + 1)
-
-
-# the columns of the invoices' table, after Invoice key, File, Total, Rows, Column
-MAPPED_COL, UNMAPPED_COL, RECONCILES = FIRST + 2, FIRST + 3, FIRST + 4
-
-
-def _invoices(book: Blueprint, sheet: Sheet, plan: Plan, actuals: Actuals, row: int) -> None:
-    """One row per invoice (batch): its total, rows, cost column, mapped and unmapped amounts (values) and a
-    live `mapped + unmapped = total`; then all invoices' sums, held to the markets' totals and the unmapped row
-    above (the months' facts): `act_inv_ok`, which the Checks sheet's master check reads."""
-    money = st.money(plan.currency)
-    heads = ((1, "Invoice key"), (2, "File"), (TOTAL_COL, "Total"), (FIRST, "Rows"), (FIRST + 1, "Column"),
-             (MAPPED_COL, "Mapped"), (UNMAPPED_COL, "Unmapped"), (RECONCILES, "Reconciles"))
-    for col, head in heads:
-        sheet.put(row, col, head, "header")
-    first = row + 1
-    for n, batch in enumerate(actuals.batches, 1):
-        row += 1
-        unmapped = sum((c.amount for c in batch.charges if c.item == UNMAPPED), Decimal(0))
-        sheet.put(row, 1, batch.key, "note", text=True)
-        sheet.put(row, 2, batch.source, "note", text=True)
-        sheet.put(row, TOTAL_COL, _money(batch.total), "text", money)
-        sheet.put(row, FIRST, batch.rows, "text", st.WHOLE)
-        sheet.put(row, FIRST + 1, batch.cost_column, "note", text=True)
-        for col, amount, name in ((MAPPED_COL, batch.total - unmapped, "mapped"),
-                                  (UNMAPPED_COL, unmapped, "unmapped")):
-            sheet.put(row, col, _money(amount), "constant", money)
-            book.name(f"act_inv{n}_{name}", sheet, row, col, "constant")
-        total, parts = a1(row, TOTAL_COL), f"{a1(row, MAPPED_COL)}+{a1(row, UNMAPPED_COL)}"
-        book.formula(sheet, row, RECONCILES, f"=ABS({total}-({parts}))<=k_tolerance*ABS({total})",
-                     f"act_inv{n}_ok", kind="check", style="check")
-        sheet.red_when_false.append(a1(row, RECONCILES))
-    last = row
-    if not actuals.batches:
-        return
-    row += 1
-    sheet.put(row, 1, "All invoices", "figure", text=True)
-    sheet.put(row, 2, plan.currency, "unit", text=True)
-    for col, name in ((TOTAL_COL, "act_inv_total"), (MAPPED_COL, "act_inv_mapped"),
-                      (UNMAPPED_COL, "act_inv_unmapped")):
-        book.formula(sheet, row, col, f"=SUM({a1(first, col)}:{a1(last, col)})", name, fmt=money, style="total")
-    markets = "+".join(f"act_{TOTAL.id}_{m}" for m in actuals.markets()) or "k_none"
-    reconciles = (f"=AND({a1(first, RECONCILES)}:{a1(last, RECONCILES)},"
-                  "ABS(act_inv_total-(act_inv_mapped+act_inv_unmapped))<=k_tolerance*ABS(act_inv_total),"
-                  f"ABS(act_inv_mapped-({markets}))<=k_tolerance*ABS(act_inv_mapped),"
-                  "ABS(act_inv_unmapped-act_unmapped)<=k_tolerance*ABS(act_inv_unmapped))")
-    book.formula(sheet, row, RECONCILES, reconciles, "act_inv_ok", kind="check", style="check")
-    sheet.red_when_false.append(a1(row, RECONCILES))
-    row += 1
-    sheet.put(row, 1, "All invoices reconcile: each one's mapped + unmapped is its total; the mapped add up to "
-              "the markets' totals above and the unmapped to the Unmapped row (every month's facts)", "note")
-
-
-def actuals_checks(actuals: Actuals) -> list[tuple[str, str, str, str]]:
-    """The Checks sheet's rows for the Actuals sheet, (check, market, formula, name)."""
-    if not actuals.batches:
-        return []
-    return [("Actuals: every invoice's mapped + unmapped is its total, and all invoices' are the months' facts",
-             "", "=act_inv_ok", "chk_act_invoices")]
+    invoices_table(book, sheet, plan, actuals, row + 1)
 
 
 def _money(amount: Decimal) -> float:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ..ledger.invoices import actuals_checks
 from ..ledger.model import Actuals
-from ..ledger.sheets import actuals_checks, variance_checks
+from ..ledger.sheets import variance_checks
 from ..lineitems.registry import TOTAL, development_lines, lines
 from ..plan.model import Plan
 from ..sheetkit.grid import Blueprint, Sheet

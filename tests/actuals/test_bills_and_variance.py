@@ -269,6 +269,8 @@ def test_currency_with_a_rate_is_converted(base, tmp_path):
     result = import_actuals(base / "plan.xlsx", [tmp_path / "eur.csv"], tmp_path / "out.xlsx",
                             mapping=tmp_path / "map.yaml")
     assert result.imported[0].total == (column_total(rows) * Decimal("1.25")).quantize(Decimal("1e-10"))
+    assert result.imported[0].other[1] == (column_total(rows, "EffectiveCost") * Decimal("1.25")).quantize(
+        Decimal("1e-10"))  # the other cost column at the same rate
 
 
 def test_csv_injection_stays_text_and_is_listed(capsys, base, tmp_path):

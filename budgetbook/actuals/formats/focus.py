@@ -31,6 +31,7 @@ MARKERS = ("BilledCost", "EffectiveCost", "ChargePeriodStart", "BillingCurrency"
 CHARGE_CATEGORIES = ("Usage", "Purchase", "Tax", "Credit", "Adjustment")
 TEXTS = ("ProviderName", "ServiceProviderName", "HostProviderName", "ServiceName", "ChargeCategory",
          "ChargeDescription", "SkuId")
+OTHER_COST = {"BilledCost": "EffectiveCost", "EffectiveCost": "BilledCost"}  # the cost column not mapped
 COMMITMENTS = "bb_contract_commitments"   # loaded by `focus_commitments` when its dataset is imported alongside
 
 
@@ -133,16 +134,22 @@ def read_focus(version: FocusVersion, ctx: Context, source: Source) -> list[Batc
     key = (f"concat_ws('|', 'focus', {first_of(version.issuer, header)}, {text('BillingAccountId', header)}, "
            f"coalesce(substr(trim({col('BillingPeriodStart', header)}), 1, 10), ''), {text('InvoiceId', header)})")
     detail = f"concat_ws(' / ', {fields['provider']}, {fields['service']}, {fields['charge_category']})"
+    other_name = OTHER_COST[mapping.cost_column]
+    other = col(other_name, header)
     found = run(ctx.con, f"""
         SELECT batch, month, rule, CASE WHEN rule IS NULL THEN detail END AS what, category,
-               sum(amount), sum(quantity), count(*)
+               sum(amount), sum(quantity), sum(other), count(*) FILTER (WHERE NOT other_ok), count(*)
         FROM (SELECT {key} AS batch, substr(trim({date}), 1, 7) AS month, {rule} AS rule, {detail} AS detail,
                      {fields['charge_category']} AS category,
                      CAST(TRY_CAST(trim({cost}) AS DECIMAL(38,10)) * {rate} AS DECIMAL(38,10)) AS amount,
-                     coalesce(TRY_CAST(trim({col('ConsumedQuantity', header)}) AS DECIMAL(38,10)), 0) AS quantity
+                     coalesce(TRY_CAST(trim({col('ConsumedQuantity', header)}) AS DECIMAL(38,10)), 0) AS quantity,
+                     coalesce(CAST(TRY_CAST(trim({other}) AS DECIMAL(38,10)) * {rate} AS DECIMAL(38,10)), 0)
+                         AS other, {checks.number_ok(other, True)} AS other_ok
               FROM {scan})
-        GROUP BY ALL ORDER BY ALL""", rule_params + rate_params)
+        GROUP BY ALL ORDER BY ALL""", rule_params + rate_params * 2)  # the rate twice: the cost, the other
     checks.hold_aggregate(source, rows, sum(r[-1] for r in found))
+    others = _other_costs(found, other_name if other_name in header else None, path, ctx.warnings)
+    found = [r[:7] + r[9:] for r in found]
     charges: dict[str, list[Charge]] = {}
     categories: dict[str, dict[str, Decimal]] = {}
     odd: set[str] = set()
@@ -163,4 +170,22 @@ def read_focus(version: FocusVersion, ctx: Context, source: Source) -> list[Batc
                             f"one FOCUS defines ({', '.join(CHARGE_CATEGORIES)}); those charges are mapped by the "
                             "rules like any other")
     warn_formula_text(ctx.con, source.scan(), header, path, ctx.warnings, TEXTS)
-    return [batch(k, path, "focus", mapping.cost_column, found_, categories[k]) for k, found_ in charges.items()]
+    return [batch(k, path, "focus", mapping.cost_column, found_, categories[k], others.get(k))
+            for k, found_ in charges.items()]
+
+
+def _other_costs(found: list[tuple], name: str | None, path, warnings: list[str]) -> dict[str, tuple]:
+    """Per batch, the other cost column's (name, total, unmapped part); none where the file lacks the column or
+    holds a value in it that is not a number (said in a warning: that column is then not shown)."""
+    if name is None:
+        return {}
+    bad = sum(r[8] for r in found)
+    if bad:
+        warnings.append(f"{path}: {name} is not a number on {bad:,} rows; the Actuals sheet shows no {name} "
+                        "totals for it")
+        return {}
+    out: dict[str, tuple] = {}
+    for r in found:
+        was = out.get(r[0], (name, Decimal(0), Decimal(0)))
+        out[r[0]] = (name, was[1] + r[7], was[2] + (r[7] if r[2] is None else Decimal(0)))
+    return out

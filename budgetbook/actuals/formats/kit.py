@@ -115,7 +115,8 @@ def rate_sql(currency: str, mapping: Mapping, plan: Plan) -> tuple[str, list]:
 
 
 def batch(key: str, path: Path, fmt: str, cost_column: str, charges: list[Charge],
-          categories: dict[str, Decimal] | None = None) -> Batch:
+          categories: dict[str, Decimal] | None = None,
+          other: tuple[str, Decimal, Decimal] | None = None) -> Batch:
     merged: dict[tuple, Charge] = {}
     for c in charges:  # a rule's charges of one month, whatever else they differed in, are one line
         k = (c.month, c.market, c.item, c.workload, c.detail)
@@ -124,7 +125,7 @@ def batch(key: str, path: Path, fmt: str, cost_column: str, charges: list[Charge
                                                  was.gpu_hours + c.gpu_hours, was.rows + c.rows, c.detail)
     found = tuple(merged.values())
     return Batch(key, path.name, fmt, cost_column, sum(c.rows for c in found), sum((c.amount for c in found),
-                 Decimal(0)), found, tuple(sorted((categories or {}).items())))
+                 Decimal(0)), found, tuple(sorted((categories or {}).items())), other)
 
 
 def warn_formula_text(con: Any, scan: str, header: list[str], path: Path, warnings: list[str],
