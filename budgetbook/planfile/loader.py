@@ -17,6 +17,7 @@ from ..plan.catalog import plan_spelling
 from ..plan.model import GPU_PATTERN, ID_PATTERN, Plan, suggest
 from ..plan.templates import _templates_dir, template_description, template_names, template_text  # noqa: F401 - loader's API
 from ..plan.yamlsafe import parse_yaml_text, printable_key, read_plan_text
+from ..sheetkit import anchors
 from ..sheetkit.grid import BadName
 from ..workbook.build import workbook_layout
 from ..xlsx.file_bytes import OLE_MAGIC, ZIP_MAGICS
@@ -25,9 +26,8 @@ from .model import PLAN_MODEL
 DEFAULT_TEMPLATE = "finetune-13b-lora"
 
 
-# LibreOffice 7.4 counts named ranges in 16 bits: at 65,536 names `soffice --convert-to` waits forever
-# (65,535 convert in 3.6 s; measured with benchmarks/bench_scale.py's portfolios and a bare workbook)
-LIBREOFFICE_MAX_NAMES = 65_535
+# LibreOffice hangs past this many names; a book that would have more names only its anchors (`anchors`)
+LIBREOFFICE_MAX_NAMES = anchors.LIBREOFFICE_MAX_NAMES
 
 
 class PlanWarning(UserWarning):
@@ -131,7 +131,7 @@ def refuse_unwritable(plan: Plan, source: str) -> None:
     plans are valid.
     """
     try:
-        names = len(workbook_layout(plan))
+        names = sum(1 for spec in workbook_layout(plan) if spec.named)
     except BadName as exc:
         found = _id_in(plan, exc.name)
         raise PlanError((f"`{found}`: " if found else "") + exc.reason, source=source) from None

@@ -32,7 +32,7 @@ class _Names(NamedTuple):
 def _names(book: OpenedWorkbook) -> _Names:
     """Both maps, built once per audit (each formula's rewrite into names reads them)."""
     generated = CellNames.of({(s.sheet, s.cell): s.name for s in book.layout})
-    current = CellNames.of({(sheet, cell): name for name, (sheet, cell) in book.names.items()})
+    current = CellNames.of({(sheet, cell): name for name, (sheet, cell) in book.located.items()})
     return _Names(generated, current, generated == current)
 
 

@@ -23,6 +23,7 @@ from ..plan.numbers import Num
 from ..plan.yamlsafe import parse_yaml_text
 from ..planfile.loader import plan_from_data
 from ..progress import stage
+from ..sheetkit.anchors import anchored_at
 from ..sheetkit.embed import SHEET, read_embedded_plan
 from ..workbook.build import build_book, workbook_blueprint, workbook_layout
 from ..xlsx.evaluate import evaluate_workbook
@@ -72,8 +73,26 @@ class OpenedWorkbook:
     def sheet_titles(self) -> frozenset[str]:
         return frozenset(self.wb.sheetnames)  # openpyxl builds the list anew on every call
 
+    @cached_property
+    def located(self) -> dict[str, tuple[str, str]]:
+        """{lower-case name: (sheet title, "C7")} of every cell of the layout that can be found: by its
+        defined name, or by the names anchoring its row and column (`sheetkit.anchors`)."""
+        found = dict(self.names)
+        for spec in self.layout:
+            if not spec.named and spec.name.lower() not in found:
+                where = anchored_at(spec, self._defined)
+                if where is not None:
+                    found[spec.name.lower()] = where
+        return found
+
+    def _defined(self, name: str) -> tuple[str, str] | None:
+        where = self.names.get(name.lower())
+        return None if where is None or where[0] not in self.sheet_titles else where
+
     def locate(self, name: str) -> tuple[str, str] | None:
         where = self.names.get(name.lower())
+        if where is None:
+            where = self.located.get(name.lower())  # an anchored cell (the layout is read once, on first need)
         if where is None or where[0] not in self.sheet_titles:
             return None
         return where
@@ -90,9 +109,11 @@ class OpenedWorkbook:
         return self.wb[sheet][cell].value
 
     def evaluate(self) -> dict[str, Any]:
-        """{lower-case defined name: value}, evaluated from the bytes checked when the book was opened."""
+        """{lower-case name: value} of every defined name and anchored cell (`located`), evaluated from the
+        bytes checked when the book was opened."""
+        anchored = {name: where for name, where in self.located.items() if name not in self.names}
         try:
-            return {k.lower(): v for k, v in evaluate_workbook(self.data or self.path, self.wb).items()}
+            return {k.lower(): v for k, v in evaluate_workbook(self.data or self.path, self.wb, anchored).items()}
         except BudgetbookError as exc:
             raise exc.with_source(str(self.path)) from None
         except Exception as exc:  # noqa: BLE001 - the formulas package gives up on what it cannot parse in many ways

@@ -187,7 +187,7 @@ def rebuilt_dump(book: OpenedWorkbook) -> Dump:
         assert embedded is not None  # just written
         write_stamp(hidden, EMBED_SHEET, embedded[1], today, version)
     plan_sheet = dump(hidden)
-    names = {name: f"{spec.sheet}!{spec.cell}" for name, spec in blueprint.specs.items()}
+    names = {name: f"{spec.sheet}!{spec.cell}" for name, spec in blueprint.specs.items() if spec.named}
     return Dump(sheets + plan_sheet.sheets, cells | plan_sheet.cells, names)
 
 

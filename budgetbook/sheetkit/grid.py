@@ -49,6 +49,15 @@ class CellSpec:
     kind: str              # one of KINDS
     item: str = ""         # line item id for figures (and the calcs that feed them)
     market: str = ""
+    # a calculation written without a defined name (`anchors`): found in the row of the named cell
+    # `row_anchor` and the column of the named cell `col_anchor`; both "" for a cell with its own name
+    row_anchor: str = ""
+    col_anchor: str = ""
+
+    @property
+    def named(self) -> bool:
+        """Whether the workbook holds a defined name for this cell (else its anchors find it)."""
+        return not self.row_anchor
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,9 @@ from ..ledger.sheets import build_actuals_sheets
 from ..lineitems.registry import LINE_ITEMS
 from ..plan.comments import input_comments
 from ..plan.model import Plan
+from ..physics.model import physics_rows
+from ..sheetkit.anchors import anchor
+from ..sheetkit.cash_flow import TITLE as CASH_FLOW
 from ..sheetkit.embed import SHEET, embed_plan, read_embedded_plan
 from ..sheetkit.grid import Blueprint, CellSpec
 from ..sheetkit.names import Inputs
@@ -56,6 +59,9 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
     for sheet in book.sheets:
         if sheet.role in ("calc", "output"):
             sheet.fit_labels()
+    # named: what users read and type; found by row and column anchors: the other calculations (`anchors`)
+    anchor(book, [s.title for s in book.sheets if s.role == "calc"] + [CASH_FLOW],
+           lambda: [row[0] for row in physics_rows(plan)])
     return book
 
 

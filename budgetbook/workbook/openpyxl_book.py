@@ -42,6 +42,8 @@ def to_openpyxl(book: Blueprint) -> Workbook:
     for sheet in book.sheets:
         _render_sheet(wb, sheet, book.plan_name)
     for name, spec in book.specs.items():
+        if not spec.named:
+            continue  # found by its row's and column's anchors (`sheetkit.anchors`)
         ref = f"{quote_sheetname(spec.sheet)}!{absolute_coordinate(spec.cell)}"
         wb.defined_names[name] = DefinedName(name, attr_text=ref)
     wb.calculation.fullCalcOnLoad = True

@@ -14,6 +14,7 @@ import tempfile
 import threading
 import types
 import warnings
+from collections.abc import Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -66,8 +67,10 @@ def _quiet_formulas():
             excel.tqdm = loud
 
 
-def evaluate_workbook(source: str | os.PathLike | bytes, workbook: Any = None) -> dict[str, Any]:
-    """{defined name: evaluated value} for every workbook-scoped name; Excel errors as text ('#REF!').
+def evaluate_workbook(source: str | os.PathLike | bytes, workbook: Any = None,
+                      cells: Mapping[str, tuple[str, str]] | None = None) -> dict[str, Any]:
+    """{defined name: evaluated value} for every workbook-scoped name; Excel errors as text ('#REF!');
+    and the value of each of `cells` ({name: (sheet title, "C7")}: cells found without a defined name).
 
     Tries `fasteval.evaluate_fast` (same engine, one compilation per formula shape) and falls back to
     `formulas.ExcelModel` for whatever it does not handle (see fasteval's module docstring).
@@ -78,10 +81,10 @@ def evaluate_workbook(source: str | os.PathLike | bytes, workbook: Any = None) -
 
     _quiet_formulas_log()
     try:
-        return evaluate_fast(source if workbook is None else workbook)
+        return evaluate_fast(source if workbook is None else workbook, cells)
     except Exception:  # noqa: BLE001  fasteval.Unsupported, or anything unforeseen: the reference path decides
         _bound_model_work(source, workbook)
-        return evaluate_with_model(source)
+        return evaluate_with_model(source, cells)
 
 
 def _bound_model_work(source: str | os.PathLike | bytes, workbook: Any) -> None:
@@ -97,7 +100,8 @@ def _bound_model_work(source: str | os.PathLike | bytes, workbook: Any) -> None:
     refuse_costly_model(workbook)
 
 
-def evaluate_with_model(source: str | os.PathLike | bytes) -> dict[str, Any]:
+def evaluate_with_model(source: str | os.PathLike | bytes,
+                        cells: Mapping[str, tuple[str, str]] | None = None) -> dict[str, Any]:
     """`evaluate_workbook` through `formulas.ExcelModel` (every cell and name compiled on its own)."""
     if isinstance(source, (bytes, bytearray)):
         try:  # a failure here is the temporary folder's, not the workbook's
@@ -111,7 +115,7 @@ def evaluate_with_model(source: str | os.PathLike | bytes) -> dict[str, Any]:
             except OSError as exc:
                 raise temp_folder_error(exc) from None
             try:
-                return evaluate_with_model(path)
+                return evaluate_with_model(path, cells)
             except WorkbookError as exc:
                 exc.source = None  # the temporary copy means nothing to the user: the caller names the file
                 raise
@@ -130,6 +134,8 @@ def evaluate_with_model(source: str | os.PathLike | bytes) -> dict[str, Any]:
         if value is None:
             value = _cell_value(by_key, defined.attr_text, path.name)
         names[name] = plain(value)
+    for name, (sheet, cell) in (cells or {}).items():
+        names[name] = plain(_cell_value(by_key, f"'{sheet}'!{cell}", path.name))
     return names
 
 

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -65,7 +66,7 @@ import numpy as np
 import schedula as sh
 
 from ..progress import stage
-from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters
+from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters, parse_ref
 from .numeric import NumericShape
 from .shapes import Compiled, FormulaPlan, StepFailed, plan_formulas
 from .values import plain
@@ -79,13 +80,18 @@ _NO_VALUE = object()  # a formula that raised: its cell, and every cell reading 
 _VISITING, _DONE = 1, 2
 
 
-def evaluate_fast(source: Any) -> dict[str, Any]:
-    """{defined name: value} for every workbook-scoped name; Excel errors as text; see the module doc."""
+def evaluate_fast(source: Any, cells: Mapping[str, tuple[str, str]] | None = None) -> dict[str, Any]:
+    """{defined name: value} for every workbook-scoped name, and {name: value} of each of `cells`
+    ({name: (sheet title, "C7")}); Excel errors as text; see the module doc."""
     evaluator = _evaluated(CellGrid(load_workbook_of(source)))
     grid = evaluator.grid
     names = {}
     for name in grid.workbook.defined_names:
         value = evaluator.raw_value(grid.names[name.upper()])
+        names[name] = None if value is None else plain(value)
+    for name, (sheet, cell) in (cells or {}).items():
+        area = parse_ref(cell, sheet)
+        value = None if area is None else evaluator.raw_value(area)
         names[name] = None if value is None else plain(value)
     return names
 

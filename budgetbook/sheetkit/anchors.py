@@ -1,0 +1,114 @@
+"""Which cells get a defined name: inputs, constants, figures, checks and row and column anchors.
+
+LibreOffice 7.4 counts defined names in 16 bits and never finishes opening a book of more than
+65,535 of them (issue 28 item 4); naming every calculation made a 140-workload, 5-market portfolio
+unopenable there (two thirds of its names were Cash flow month cells). A book that would name
+more cells than that (`NAME_BUDGET`) names fewer: a calculation keeps a name of its own only where
+it anchors: the first named cell of its row, or of its column, on its
+sheet. Every other calculation is found by its anchors, the named cell of its row and the named
+cell of its column (`CellSpec.row_anchor`, `col_anchor`): rows and columns a user inserts move the
+anchors, and so the cell, as they move a name. The layout still lists every cell under its name
+(`check` reports it by that name); only the workbook's defined names are fewer. A 500-workload,
+6-market portfolio keeps about 50,000 names of 255,000. A smaller book keeps every name: formulas
+that read by name are easier to follow.
+
+Only the calculation sheets and the Cash flow's months go by anchors: inputs, constants, figures,
+checks, the outputs' cells and the physical figures `show` reports (`keeping`) keep their names (users
+read them, adjustments and other formulas type them). A formula that read a
+calculation by a name it no longer has reads the cell instead, by an absolute reference (`$D$40`,
+`'Compute'!$D$40`): what a defined name of one cell means, so every row stays one R1C1 formula.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection
+from dataclasses import replace
+
+from ..xlsx.cell_grid import col_letters
+from .grid import Blueprint, CellSpec, quoted
+
+# LibreOffice 7.4 counts named ranges in 16 bits: at 65,536 names `soffice --convert-to` waits forever
+# (65,535 convert in 3.6 s; measured with benchmarks/bench_scale.py's portfolios and a bare workbook)
+LIBREOFFICE_MAX_NAMES = 65_535
+NAME_BUDGET = LIBREOFFICE_MAX_NAMES  # a book naming more cells than this goes by anchors (read at each call)
+NAMED_KINDS = ("input", "constant", "figure", "check")
+# a string literal, a quoted sheet title (both skipped whole) or an identifier (a name, a function, A1)
+_TOKEN = re.compile(r'"(?:[^"]|"")*"|\'(?:[^\']|\'\')*\'|[A-Za-z_][A-Za-z0-9_.]*')
+_A1 = re.compile(r"([A-Z]{1,3})([0-9]+)")
+
+
+def anchor(book: Blueprint, sheets: Collection[str], keeping: Callable[[], Collection[str]] = tuple) -> None:
+    """Leave a name on the cells that need one (`NAMED_KINDS`, the names `keeping()`
+    gives, anchors, every cell off `sheets`);
+    find the other calculations of `sheets` by their anchors.
+
+    The calculations without a name are written out of every formula that read them by name. A book
+    that can name every cell within `NAME_BUDGET` does: its formulas read by name (`=fail_w0_cost_m1*F10`).
+    """
+    if len(book.specs) <= NAME_BUDGET:
+        return
+    keep, on = set(keeping()), set(sheets)
+    rows: dict[tuple[str, int], str] = {}  # (sheet, row) -> the named cell anchoring it (leftmost)
+    cols: dict[tuple[str, int], str] = {}  # (sheet, column) -> the named cell anchoring it (topmost)
+    named, calcs = [], []
+    for spec in book.specs.values():
+        sheet, row, col = book.where[spec.name]
+        own = spec.kind in NAMED_KINDS or spec.name in keep or sheet.title not in on
+        (named if own else calcs).append((sheet.title, row, col, spec))
+    named.sort(key=lambda at: (at[0], at[1], at[2]))
+    for title, row, col, spec in named:
+        rows.setdefault((title, row), spec.name)
+    for title, row, col, spec in sorted(named, key=lambda at: (at[0], at[2], at[1])):
+        cols.setdefault((title, col), spec.name)
+    unnamed: dict[str, str] = {}  # name -> the absolute reference formulas read it by, unqualified
+    calcs.sort(key=lambda at: (at[0], at[1], at[2]))
+    for title, row, col, spec in calcs:
+        by_row, by_col = rows.get((title, row)), cols.get((title, col))
+        if by_row is None or by_col is None:
+            rows.setdefault((title, row), spec.name)
+            cols.setdefault((title, col), spec.name)
+            continue
+        book.specs[spec.name] = replace(spec, row_anchor=by_row, col_anchor=by_col)
+        unnamed[spec.name] = f"${col_letters(col)}${row}"
+    if unnamed:
+        _rewrite_formulas(book, unnamed)
+
+
+def _rewrite_formulas(book: Blueprint, unnamed: dict[str, str]) -> None:
+    """Every formula reading an unnamed calculation by name reads its cell instead (its spec too)."""
+    title_of = {name: book.where[name][0].title for name in unnamed}
+
+    def rewrite(formula: str, on: str) -> str:
+        def one(match: re.Match) -> str:
+            text = match.group()
+            ref = unnamed.get(text)
+            if ref is None:
+                return text
+            sheet = title_of[text]
+            return ref if sheet == on else f"{quoted(sheet)}!{ref}"
+
+        return _TOKEN.sub(one, formula)
+
+    for sheet in book.sheets:
+        for cell in sheet.cells.values():
+            value = cell.value
+            if isinstance(value, str) and value.startswith("=") and not cell.is_text:
+                written = rewrite(value, sheet.title)
+                if written != value:
+                    cell.value = written
+                    if cell.name is not None:
+                        spec = book.specs[cell.name]
+                        book.specs[cell.name] = replace(spec, formula=written)
+
+
+def anchored_at(spec: CellSpec, locate: Callable[[str], tuple[str, str] | None]) -> tuple[str, str] | None:
+    """(sheet, `D40`) of an unnamed cell now: its row anchor's row, its column anchor's column, on their
+    sheet; None when either anchor is gone, or the two are no longer on one sheet."""
+    by_row, by_col = locate(spec.row_anchor), locate(spec.col_anchor)
+    if by_row is None or by_col is None or by_row[0] != by_col[0]:
+        return None
+    row, col = _A1.fullmatch(by_row[1].replace("$", "")), _A1.fullmatch(by_col[1].replace("$", ""))
+    if row is None or col is None:
+        return None
+    return by_row[0], f"{col.group(1)}{row.group(2)}"
