@@ -244,6 +244,28 @@ def scope_section(draw, serving: dict) -> dict:
             feature["growth"] = draw(value(0, 0.2))
         features.append(note(draw, feature))
     scope: dict = {"features": features}
+    if draw(st.booleans()):  # candidates to fine-tune or train, each served at serving's context and batch
+        scope["candidates"] = []
+        for cid in draw(st.lists(st.sampled_from(("small", "llama_8b", "big")), unique=True, min_size=1, max_size=2)):
+            candidate = {"id": cid, "params": draw(value(1e9, 1e11)), "layers": draw(value(8, 120)),
+                         "kv_heads": draw(value(1, 64)), "head_dim": draw(value(64, 256))}
+            if draw(st.booleans()):
+                candidate["name"] = draw(st.sampled_from(TEXTS))
+                candidate["bytes_per_value"] = draw(value(0.5, 4))
+            scope["candidates"].append(candidate)
+        scope["finetune_tokens"] = draw(value(0, 1e10))
+        scope["mfu"] = draw(value(0.1, 0.6))
+        if serving["gpu"] == "TPU_v5" or draw(st.booleans()):  # TPU_v5 is not in the catalog
+            scope["peak_tflops"] = draw(value(100, 2000))
+        for key, lo, hi in (("flop_per_param_token", 4, 8), ("tokens_per_param", 0, 100),
+                            ("lora_compute_share", 0.5, 1), ("fixed_cost", 0, 1e6)):
+            if draw(st.booleans()):
+                scope[key] = draw(value(lo, hi))
+        serving.setdefault("context_tokens", draw(value(512, 131072)))
+        serving.setdefault("concurrent_sequences", draw(value(1, 256)))
+        for key, lo, hi in (("memory_gb", 16, 256), ("memory_gb_per_s", 500, 8000)):
+            if serving["gpu"] == "TPU_v5" and key not in serving:
+                serving[key] = draw(value(lo, hi))
     if features:
         for key in ("tokens_per_month", "requests_per_month", "tokens_per_request"):
             serving.pop(key, None)

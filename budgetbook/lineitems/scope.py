@@ -8,25 +8,48 @@ requests x tokens per request x G, where G = n (no growth) or ((1 + growth)^n - 
 the features' tokens over serving's months / those months, input and output apart: an API priced per input
 and per output token (`serving.api_input_price_per_million_tokens`, `..._output_...`) charges each its price.
 
+Candidates: the base models one could build on, each with the shape serving needs (config.json), "the
+smallest model that meets the quality bar" being the user's choice of candidates. Each is met three ways,
+trained on serving's GPU at the scope's `mfu` (FLOP a GPU-hour = peak TFLOP/s x 1e12 x MFU x 3600), priced
+at the serving market's GPU-hour:
+
+- full fine-tune: `flop_per_param_token` (6: forward 2 + backward 4, Kaplan et al. 2020, arXiv:2001.08361)
+  x parameters x `finetune_tokens`;
+- LoRA fine-tune: `lora_compute_share` (0.8) x the full fine-tune's: Hu et al. 2021, "LoRA: Low-Rank
+  Adaptation of Large Language Models", arXiv:2106.09685, section 4.2: "a 25% speedup during training on
+  GPT-3 175B compared to full fine-tuning" (no gradients for the frozen weights), 1 / 1.25 = 0.8, read
+  2026-12-02;
+- train from scratch: 6 x parameters x (`tokens_per_param` (20, Chinchilla: Hoffmann et al. 2022,
+  arXiv:2203.15556) x parameters), plus a full fine-tune as its post-training;
+- each way's development adds the scope's `fixed_cost` (the team, data and evaluation any own model needs);
+- its own serving: the decode bound of its shape at serving's context, sequences and GPU
+  (`serving_physics.py`), priced as serving is.
+
 The scope has no line of its own: it gives serving its volume (the Serving sheet's rows, `serving.py`)
-and `options` its candidates. This module holds the section's keys, its checks and the reference rule.
+and `options` its candidates (the Options sheet's rows, `workbook/options_sheet.py`). This module holds
+the section's keys, its checks and the reference rule.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-import numpy as np
 from pydantic import Field
 
+from ..plan.catalog import lookup
 from ..plan.inputs import InputCell, bounds_of, walk
-from ..plan.model import MAX_ENTRIES, Plan, Strict
+from ..plan.model import ID_PATTERN, MAX_ENTRIES, Plan, Strict
 from ..plan.numbers import Num, num
 from ..sheetkit import style as st
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, Rows
 from .base import LineItem, Section, no_sheet, rule
 from .scenario import MarketView
+from .serving_physics import ServedModel, cost_per_million_tokens, gpu_figure, kv_bytes_per_token
+from .units import BYTES_PER_GB, FLOP_PER_TFLOP, SECONDS_PER_HOUR, TOKENS_PER_MILLION
+
+# the ways to build on a candidate: (kind, label)
+KINDS = (("lora", "LoRA fine-tune"), ("finetune", "Full fine-tune"), ("scratch", "Train from scratch"))
 
 
 class Feature(Strict):
@@ -45,8 +68,36 @@ class Feature(Strict):
     note: str = Field("", max_length=2000)
 
 
+class Candidate(ServedModel):
+    """A base model to build on: its size and the shape serving needs, from its config.json."""
+
+    id: str = Field(pattern=ID_PATTERN)
+
+
+CANDIDATE_KEYS = ("finetune_tokens", "mfu", "peak_tflops", "flop_per_param_token", "tokens_per_param",
+                  "lora_compute_share", "fixed_cost")
+
+
 class Scope(Strict):
     features: list[Feature] = Field(default_factory=list, max_length=MAX_ENTRIES)
+    candidates: list[Candidate] = Field(default_factory=list, max_length=MAX_ENTRIES)
+    finetune_tokens: Annotated[Num, num(0, 1e15, unit="tokens", description="one fine-tune's training tokens "
+                                                                           "(examples x tokens x epochs); also a "
+                                                                           "from-scratch model's post-training")] \
+        | None = None
+    mfu: Annotated[Num, num(0, 1, gt=True, unit="share of peak", lowers_cost=True,
+                            description="of the candidates' training runs")] | None = None
+    peak_tflops: Annotated[Num, num(0, 1e6, gt=True, unit="TFLOP/s", lowers_cost=True,
+                                    description="serving GPU's dense BF16 peak; default the catalog's")] | None = None
+    flop_per_param_token: Annotated[Num, num(0, 1e3, gt=True, unit="FLOP")] = Num.of(6)
+    tokens_per_param: Annotated[Num, num(0, 1e4, unit="tokens", description="a from-scratch model's training "
+                                                                            "tokens per parameter")] = Num.of(20)
+    lora_compute_share: Annotated[Num, num(0, 1, gt=True, unit="share", description="LoRA's GPU time as a share "
+                                                                                    "of a full fine-tune's")] \
+        = Num.of(0.8)
+    fixed_cost: Annotated[Num, num(0, 1e12, unit="money", description="what any own model costs besides its "
+                                                                      "training compute: team, data, evaluation")] \
+        = Num.of(0)
     note: str = Field("", max_length=2000)
 
 
@@ -64,13 +115,44 @@ def input_cells(plan: Plan) -> list[InputCell]:
             cells.append(InputCell(f"{SECTION.input_prefix}f{i + 1}_months", ("scope", "features", i, "months"),
                                    f"{feature.name} months", months, bounds_of(Feature, "months"),
                                    "default: serving's months"))
+    for i, candidate in enumerate(scope.candidates):
+        cells += list(walk(candidate, ("scope", "candidates", i), (f"{SECTION.input_prefix}{candidate.id}",),
+                           candidate.name or candidate.id))
+    if scope.candidates:
+        serving = getattr(plan, "serving", None)
+        gpu = None if serving is None else lookup(serving.gpu)
+        if scope.peak_tflops is None and gpu is not None:  # the catalog's peak, as an input finance sees
+            peak = Num.of(gpu.dense_bf16_tflops)
+            cells.append(InputCell(f"{SECTION.input_prefix}peak_tflops", ("scope", "peak_tflops"),
+                                   "scope peak tflops", peak, bounds_of(Scope, "peak_tflops"), f"catalog: {gpu.id}"))
+        cells += [cell for cell in walk(scope, ("scope",), (SECTION.input_prefix.rstrip("_"),), "scope")
+                  if cell.path[1] in CANDIDATE_KEYS]
     return cells
 
 
 def validate(plan: Plan) -> None:
     scope = SECTION.of(plan)
-    if scope is not None and getattr(plan, "serving", None) is None:
+    if scope is None:
+        return
+    serving = getattr(plan, "serving", None)
+    if serving is None:
         raise ValueError("`scope`: needs a `serving` section (the GPU and the months its volume is served on)")
+    if not scope.candidates:
+        return
+    ids = [c.id for c in scope.candidates]
+    for i, cid in enumerate(ids):
+        if cid in ids[:i]:
+            raise ValueError(f"`scope.candidates[{i}].id`: `{cid}` is taken by another candidate; ids are unique")
+    for key in ("finetune_tokens", "mfu"):
+        if getattr(scope, key) is None:
+            raise ValueError(f"`scope.{key}`: give it with `candidates` (each candidate's fine-tune and training "
+                             "runs need it)")
+    if scope.peak_tflops is None and lookup(serving.gpu) is None:
+        raise ValueError(f"`scope.peak_tflops`: the catalog has no peak for GPU `{serving.gpu}`: give it")
+    for key in ("context_tokens", "concurrent_sequences"):
+        if getattr(serving, key) is None:
+            raise ValueError(f"`serving.{key}`: give it with `scope.candidates` (each candidate's KV cache is per "
+                             "token of context, per sequence)")
 
 
 SECTION = Section("scope", Scope | None, None, "Scope", "scp_", input_cells, validate=validate)
@@ -79,14 +161,28 @@ SECTION = Section("scope", Scope | None, None, "Scope", "scp_", input_cells, val
 # --- the reference rule -------------------------------------------------------------------
 
 def growth_sum(months: Any, growth: Any) -> Any:
-    """The months' requests as a multiple of the first month's: n, or ((1 + g)^n - 1) / g (numbers or arrays)."""
-    some = np.where(growth == 0, 1.0, growth)
-    return plain(np.where(growth == 0, months, ((1 + some) ** months - 1) / some))
+    """The months' requests as a multiple of the first month's: n, or ((1 + g)^n - 1) / g. On numbers, or on
+    each sample of the arrays `simulate` runs this rule on."""
+    if not hasattr(growth, "shape"):
+        return months if growth == 0 else ((1 + growth) ** months - 1) / growth
+    none = growth == 0
+    some = growth + none  # 1 where there is no growth: its term is dropped
+    return none * months + ~none * (((1 + some) ** months - 1) / some)
 
 
-def plain(value: Any) -> Any:
-    """A 0-d array as a float: the base case stays a number, a simulation's draws an array."""
-    return float(value) if np.ndim(value) == 0 else value
+def ratio_or_zero(part: Any, whole: Any) -> Any:
+    """part / whole, 0 where whole is 0 (numbers, or each sample of an array)."""
+    if hasattr(whole, "shape"):
+        some = whole > 0
+        return some * part / (whole + ~some)
+    return part / whole if whole > 0 else 0.0 * part
+
+
+def _minimum(a: Any, b: Any) -> Any:
+    """min(a, b) of numbers, or of each sample of an array."""
+    if hasattr(a, "shape") or hasattr(b, "shape"):
+        return b + (a - b).clip(max=0.0)
+    return min(a, b)
 
 
 def volume(plan: Any) -> tuple[Any, Any] | None:
@@ -99,16 +195,46 @@ def volume(plan: Any) -> tuple[Any, Any] | None:
     into: Any = 0.0
     out: Any = 0.0
     for feature in scope.features:
-        n = np.minimum(served if feature.months is None else feature.months, served)
+        n = _minimum(served if feature.months is None else feature.months, served)
         requests = feature.requests_per_month * growth_sum(n, feature.growth)
         into = into + requests * feature.input_tokens_per_request
         out = out + requests * feature.output_tokens_per_request
-    some = np.where(served > 0, served, 1.0)
-    return plain(np.where(served > 0, into / some, 0.0)), plain(np.where(served > 0, out / some, 0.0))
+    return ratio_or_zero(into, served), ratio_or_zero(out, served)
 
 
 def reference(view: MarketView) -> dict[str, float]:
     return {}
+
+
+def peak_tflops(plan: Any) -> float:
+    scope = plan.scope
+    if scope.peak_tflops is not None:
+        return scope.peak_tflops
+    gpu = lookup(plan.serving.gpu)
+    if gpu is None:
+        raise LookupError(f"no catalog peak for `{plan.serving.gpu}`")
+    return gpu.dense_bf16_tflops
+
+
+def candidate_figures(plan: Any, price: float, tokens: float) -> list[dict[str, Any]]:
+    """Per candidate of a resolved plan, at `price` a GPU-hour and `tokens` a month: each way's FLOP and
+    development cost, its memory per replica, decode bound, cost per million tokens and serving a month."""
+    scope, serving = plan.scope, plan.serving
+    per_hour = peak_tflops(plan) * FLOP_PER_TFLOP * scope.mfu * SECONDS_PER_HOUR
+    found = []
+    for c in scope.candidates:
+        full = scope.flop_per_param_token * c.params * scope.finetune_tokens
+        flop = {"lora": scope.lora_compute_share * full, "finetune": full,
+                "scratch": scope.flop_per_param_token * c.params * scope.tokens_per_param * c.params + full}
+        memory = (c.params * c.bytes_per_value / BYTES_PER_GB
+                  + kv_bytes_per_token(c) * serving.context_tokens * serving.concurrent_sequences / BYTES_PER_GB)
+        decode = serving.concurrent_sequences * gpu_figure(serving, "memory_gb_per_s") / memory
+        per_million = cost_per_million_tokens(decode, price)
+        found.append({"id": c.id, "name": c.name or c.id, "flop": flop,
+                      "development": {kind: scope.fixed_cost + f / per_hour * price for kind, f in flop.items()},
+                      "memory_gb": memory, "decode": decode, "per_million": per_million,
+                      "serving_per_month": tokens / TOKENS_PER_MILLION * per_million})
+    return found
 
 
 # --- the sheet: the Serving sheet's volume rows -------------------------------------------

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated, Any
 
-import numpy as np
 from pydantic import Field, model_validator
 
 from ..markets.registry import check_serving, gpu_price
@@ -97,8 +96,9 @@ def input_cells(plan: Plan) -> list[InputCell]:
     serving = SECTION.of(plan)
     if serving is None:
         return []
-    return physics.catalog_cells(serving) + list(walk(serving, ("serving",), (SECTION.input_prefix.rstrip("_"),),
-                                                      "serving"))
+    scope = scope_item.SECTION.of(plan)
+    catalog = physics.catalog_cells(serving, scope is not None and bool(scope.candidates))
+    return catalog + list(walk(serving, ("serving",), (SECTION.input_prefix.rstrip("_"),), "serving"))
 
 
 def validate(plan: Plan) -> None:
@@ -109,6 +109,7 @@ def validate(plan: Plan) -> None:
         return
     check_serving(plan)
     scope = scope_item.SECTION.of(plan)
+    physics.check_keys(serving, scope is not None and bool(scope.candidates))
     features = scope is not None and bool(scope.features)
     own = serving.tokens_per_month is not None or serving.requests_per_month is not None
     if features and own:
@@ -165,10 +166,8 @@ def api_price_per_million(plan: Any) -> float | None:
     if serving.api_input_price_per_million_tokens is None:
         return None
     into, out = scope_item.volume(plan) or (0.0, 0.0)
-    tokens = into + out
-    some = np.where(tokens > 0, tokens, 1.0)
     blend = (into * serving.api_input_price_per_million_tokens + out * serving.api_output_price_per_million_tokens)
-    return scope_item.plain(np.where(tokens > 0, blend / some, 0.0))
+    return scope_item.ratio_or_zero(blend, into + out)
 
 
 def reference(view: MarketView) -> dict[str, float]:

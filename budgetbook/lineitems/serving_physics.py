@@ -63,11 +63,8 @@ PHYSICS_KEYS = ("context_tokens", "concurrent_sequences", "memory_gb", "memory_g
 
 
 def check(serving: Any) -> None:
-    """The keys a served model needs, and refuses without one (raised as the section's ValueError)."""
+    """The keys a served model needs (raised as the section's ValueError); `check_keys` sees the scope too."""
     if serving.model is None:
-        given = [key for key in PHYSICS_KEYS if getattr(serving, key) is not None]
-        if given:
-            raise ValueError(f"`{given[0]}` applies with `model` (the served model's shape)")
         if serving.tokens_per_second_per_gpu is None:
             raise ValueError("give `tokens_per_second_per_gpu` (measured), or `model` with `context_tokens` and "
                              "`concurrent_sequences` to bound it from the GPU's memory bandwidth")
@@ -75,16 +72,27 @@ def check(serving: Any) -> None:
     for key in ("context_tokens", "concurrent_sequences"):
         if getattr(serving, key) is None:
             raise ValueError(f"give `{key}` with `model`: the KV cache is per token of context, per sequence")
+
+
+def check_keys(serving: Any, candidates: bool) -> None:
+    """The physics keys apply with a served model or the scope's candidates; the GPU's memory and bandwidth are
+    the catalog's or given (raised as ValueError naming the key path)."""
+    if serving.model is None and not candidates:
+        given = [key for key in PHYSICS_KEYS if getattr(serving, key) is not None]
+        if given:
+            raise ValueError(f"`serving.{given[0]}`: `{given[0]}` applies with `model` (the served model's shape) "
+                             "or `scope.candidates`")
+        return
     gpu = lookup(serving.gpu)
     for key, what in (("memory_gb", "memory"), ("memory_gb_per_s", "HBM bandwidth")):
         if getattr(serving, key) is None and (gpu is None or not getattr(gpu, key)):
-            raise ValueError(f"the catalog has no {what} for GPU `{serving.gpu}`: give `{key}`")
+            raise ValueError(f"`serving.{key}`: the catalog has no {what} for GPU `{serving.gpu}`: give it")
 
 
-def catalog_cells(serving: Any) -> list[InputCell]:
+def catalog_cells(serving: Any, candidates: bool = False) -> list[InputCell]:
     """The catalog's memory and bandwidth of the serving GPU, as inputs (finance sees and may edit them), where
-    the plan gives a model and not them."""
-    if serving.model is None:
+    the plan gives a model (or the scope candidates) and not them."""
+    if serving.model is None and not candidates:
         return []
     gpu = lookup(serving.gpu)
     cells = []

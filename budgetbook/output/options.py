@@ -34,6 +34,10 @@ def render_options(result: Options, fmt: str, out: TextIO | None = None) -> None
     cheapest = result.cheapest
     summary = (f"Cheapest over {result.months:g} months at {_breakeven(result.tokens_per_month)} tokens a month: "
                f"{cheapest.label} ({money(cheapest.total, cur)}).")
+    first = result.crossover
+    if first is not None:
+        summary += (f" The API below {_breakeven(first.breakeven_tokens_per_month)} tokens a month, "
+                    f"then {first.label}.")
     if fmt == "markdown":
         cell = lambda text: visible(str(text)).replace("\\", "\\\\").replace("|", "\\|")  # noqa: E731
         out.write("| " + " | ".join(COLUMNS) + " |\n|---|---|---:|---:|---:|---:|\n")

@@ -50,7 +50,7 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
         item.build(book, plan, inp)
     build_summary(book, plan)
     build_procurement(book, plan)
-    build_options(book, plan)
+    build_options(book, plan, inp)
     build_cash_flow(book, plan, inp)
     build_sensitivity(book, plan)
     build_checks(book, plan, inp, actuals)

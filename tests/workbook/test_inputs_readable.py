@@ -19,7 +19,9 @@ from budgetbook.workbook.write import write_workbook
 # what a price's unit column says, by the plan field that holds it
 PRICE_FIELDS = {"gpu_prices": "USD per GPU-hour", "storage_per_gb_month": "USD per GB-month",
                 "egress_per_gb": "USD per GB", "fallback_price_per_gpu_hour": "USD per GPU-hour",
-                "api_price_per_million_tokens": "USD per million tokens"}
+                "api_price_per_million_tokens": "USD per million tokens",
+                "api_input_price_per_million_tokens": "USD per million tokens",
+                "api_output_price_per_million_tokens": "USD per million tokens"}
 # a decimal part of only optional digits: Excel shows 300 as "300." (LibreOffice hides the point)
 _BARE_POINT = re.compile(r"\.#+(?![0#])")
 
