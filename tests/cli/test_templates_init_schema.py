@@ -17,7 +17,7 @@ from budgetbook.planfile.schema import plan_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT_TEMPLATES = ["deepseek-v3", "finetune-13b-lora", "pretrain-7b"]  # names are contract
-TEMPLATES = ["deepseek-v3", "finetune-13b-lora", "lab-year", "own-vs-rent", "pretrain-7b"]
+TEMPLATES = ["deepseek-v3", "finetune-13b-lora", "lab-year", "own-vs-rent", "pretrain-7b", "support-assistant"]
 
 
 def test_templates_lists_one_a_line_with_description(capsys):
