@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from .review.bridge import Bridge
     from .review.check import CheckReport
     from .review.diff import BudgetDiff
+    from .review.report import Report
     from .review.sides import Side, Unreadable
     from .workbook.write import Written
 
@@ -46,6 +47,8 @@ __all__ = [
     "book_variance",
     "budget_text",
     "calibrate_plan",
+    "budget_report",
+    "check_output",
     "check_workbook",
     "diff_bridge",
     "diff_budgets",
@@ -63,6 +66,7 @@ __all__ = [
     "show_months",
     "show_plan",
     "simulate",
+    "write_page",
     "write_picture",
 ]
 
@@ -346,6 +350,28 @@ def diff_bridge(result: BudgetDiff, market: str | None = None) -> Bridge | None:
     from .review.bridge import bridge
 
     return bridge(result, market)
+
+
+def budget_report(spec: str | Path | None = None, *, samples: int = 10_000) -> Report:
+    """What `report` shows of a plan or a workbook (`review.report.gather`): a workbook is read as `show` reads
+    it (its embedded plan, current inputs) and checked, its bills held against the plan."""
+    from .planfile.loader import DEFAULT_TEMPLATE
+    from .review.report import gather
+
+    book = Path(spec) if spec is not None and is_workbook_file(Path(spec)) else None
+    return gather(str(spec or DEFAULT_TEMPLATE), _shown_plan(spec, False), book, samples=samples)
+
+
+def check_output(path: PathLike, *inputs: str | Path | None) -> Path:
+    """Before the work: `path` may be written (replaced if it exists), and is none of `inputs` (one line, exit 2)."""
+    return check_destination(path, protect=[p for p in inputs if p is not None and Path(p).exists()])
+
+
+def write_page(path: PathLike, page: str, *inputs: str | Path | None) -> Path:
+    """An HTML page written atomically, never over one of the command's `inputs`."""
+    from .atomic import write_text_atomic
+
+    return write_text_atomic(path, page, protect=[p for p in inputs if p is not None and Path(p).exists()])
 
 
 def write_picture(path: PathLike, data: bytes, *inputs: str | Path | None) -> Path:

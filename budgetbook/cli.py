@@ -482,6 +482,26 @@ def simulate(
         wrote(api.write_picture(plot, charts.distributions(result, kind), plan), err=True)
 
 
+@app.command()
+def report(
+    plan: Annotated[str | None, typer.Argument(
+        help="Plan file, template name or workbook (.xlsx; then its check and variance too).")] = None,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Page to write (replaced if it exists).")]
+    = Path("report.html"),
+    samples: Annotated[int, typer.Option("--samples", "-n", help="Monte Carlo samples for the distributions.")]
+    = 10_000,
+):
+    """Write one self-contained HTML page: decision, totals, cash flow, tornado, distributions (a workbook: its
+    check and variance); printable on A4 and Letter."""
+    from .output.report_html import report_page  # heavy (matplotlib, the `plots` extra): only here
+
+    _charts()  # before the work: one line naming the extra where matplotlib is missing
+    api.check_output(output, plan)
+    with _progress("report"):
+        page = report_page(api.budget_report(plan, samples=samples))
+    wrote(api.write_page(output, page, plan), err=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the app; whatever fails is one line on stderr and an exit code (`output.failure`)."""
     with warnings.catch_warnings(), signals_as_exceptions():

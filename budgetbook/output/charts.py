@@ -181,13 +181,15 @@ def _short(label: str, width: int = 32) -> str:
 
 def tornado(result: Sensitivity, fmt: str = "svg") -> bytes:
     """The inputs that move the total most, each alone at its low and high: the total less the base."""
-    shown = result.inputs[:TORNADO_BARS][::-1]
+    # an input this market never reads gets no bar
+    shown = [s for s in result.inputs if s.swing >= 0.005][:TORNADO_BARS][::-1]
     with _style():
         fig = Figure(figsize=(WIDTH, 1.0 + 0.28 * max(len(shown), 1)))
         ax = fig.add_subplot()
         for n, swing in enumerate(shown):
-            for total, color in ((swing.low_total, FALL), (swing.high_total, RISE)):
-                ax.barh(n, total - result.base, color=color if total >= result.base else FALL, alpha=0.85)
+            for total, color, end in ((swing.low_total, COLORS[0], "low"), (swing.high_total, COLORS[1], "high")):
+                ax.barh(n, total - result.base, color=color, alpha=0.85,
+                        label=f"the input at its {end}" if n == 0 else None)
         ax.set_yticks(range(len(shown)), [_short(s.label, 44) for s in shown])
         ax.axvline(0, color=TOTAL, linewidth=0.8)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: ("+" if value > 0 else "")
@@ -195,6 +197,8 @@ def tornado(result: Sensitivity, fmt: str = "svg") -> bytes:
         ax.set_xlabel(f"Total less the base {money(result.base, result.currency)}: each input alone at its low "
                       "and its high")
         ax.set_title(f"{result.market_label or result.market}: what moves the total development cost", loc="left")
+        if shown:
+            ax.legend(loc="lower right")
         return _bytes(fig, fmt)
 
 
@@ -211,6 +215,7 @@ def cash_flow(months: MonthlyBreakdown, labels: dict[str, str], fmt: str = "svg"
                       ha="right" if len(months.months) > 8 else "center")
         _money_axis(ax.yaxis, months.currency)
         ax.set_ylabel(f"Spent to date ({months.currency})")
-        ax.set_title(f"{months.plan}: cumulative development cost by month", loc="left")
-        ax.legend(loc="upper left")
+        ax.set_title(f"{months.plan}: cumulative {'cash out' if months.view == 'cash' else 'development cost'} by "
+                     "month", loc="left")
+        ax.legend(loc="upper left", bbox_to_anchor=(0, -0.22 if len(months.months) > 8 else -0.12), ncol=2)
         return _bytes(fig, fmt)

@@ -30,7 +30,8 @@ h1 {{ font-size: 1.5rem; margin-bottom: .2rem; }} h2 {{ font-size: 1.15rem; marg
 .bad {{ color: #b00020; font-weight: 600; }} .ok {{ color: #1b7a2e; font-weight: 600; }}
 table {{ border-collapse: collapse; margin: .6rem 0; font-variant-numeric: tabular-nums; font-size: .9rem; }}
 th, td {{ padding: .25rem .6rem; border-bottom: 1px solid #e4e4e4; vertical-align: top; }}
-th {{ text-align: left; background: #fafafa; }} td.n, th.n {{ text-align: right; white-space: nowrap; }}
+th {{ text-align: left; background: #fafafa; }} td.n, th.n {{ text-align: right; }} td.n {{ white-space: nowrap; }}
+td:first-child {{ min-width: 10rem; }}
 tr.total td {{ font-weight: 600; }}
 figure {{ margin: 1rem 0; }} figure img {{ max-width: 100%; height: auto; }}
 figcaption {{ color: #555; font-size: .85rem; }}
@@ -38,7 +39,8 @@ figcaption {{ color: #555; font-size: .85rem; }}
 @media print {{
   body {{ max-width: {PRINT_WIDTH_MM}mm; margin: 0; padding: 0; font-size: 10pt; }}
   h2 {{ break-after: avoid; }} figure, tr {{ break-inside: avoid; }}
-  table {{ max-width: 100%; }} .decision {{ -webkit-print-color-adjust: exact; print-color-adjust: exact; }}
+  table {{ max-width: 100%; font-size: 8pt; }} th, td {{ padding: .12rem .3rem; }}
+  td:first-child {{ min-width: 0; }} .decision {{ -webkit-print-color-adjust: exact; print-color-adjust: exact; }}
 }}
 """
 

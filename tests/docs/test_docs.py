@@ -162,7 +162,7 @@ def test_quick_start_test_command_runs_as_written(tmp_path, with_sudo):
     sudo = "sudo " if with_sudo else ""
     # npm is on the stub PATH, so Node is not installed again (a NodeSource nodejs bundles npm and
     # conflicts with Debian's npm package)
-    expected = ["apt-get update", "apt-get install -y libreoffice-calc poppler-utils python3-uno gnumeric",
+    expected = ["apt-get update", "apt-get install -y libreoffice-calc poppler-utils python3-uno gnumeric chromium",
                 "pip install -e .[test]", "npm ci --no-audit --no-fund", "pytest -q -n auto"]
     if with_sudo:
         expected = [f"{sudo}{expected[0]}", expected[0], f"{sudo}{expected[1]}", expected[1], *expected[2:]]
