@@ -57,9 +57,9 @@ def anchor(book: Blueprint, sheets: Collection[str], keeping: Callable[[], Colle
         own = spec.kind in NAMED_KINDS or spec.name in keep or sheet.title not in on
         (named if own else calcs).append((sheet.title, row, col, spec))
     named.sort(key=lambda at: (at[0], at[1], at[2]))
-    for title, row, col, spec in named:
+    for title, row, _col, spec in named:
         rows.setdefault((title, row), spec.name)
-    for title, row, col, spec in sorted(named, key=lambda at: (at[0], at[2], at[1])):
+    for title, _row, col, spec in sorted(named, key=lambda at: (at[0], at[2], at[1])):
         cols.setdefault((title, col), spec.name)
     unnamed: dict[str, str] = {}  # name -> the absolute reference formulas read it by, unqualified
     calcs.sort(key=lambda at: (at[0], at[1], at[2]))

@@ -12,9 +12,9 @@ from ..ledger.embed import embed_actuals
 from ..ledger.model import Actuals
 from ..ledger.sheets import build_actuals_sheets
 from ..lineitems.registry import LINE_ITEMS
+from ..physics.model import physics_rows
 from ..plan.comments import input_comments
 from ..plan.model import Plan
-from ..physics.model import physics_rows
 from ..sheetkit.anchors import anchor
 from ..sheetkit.cash_flow import TITLE as CASH_FLOW
 from ..sheetkit.embed import SHEET, embed_plan, read_embedded_plan
