@@ -10,6 +10,7 @@ gives any other.
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
 from ..plan.inputs import input_cells
@@ -33,10 +34,22 @@ SWING_FORMULA = "=ABS({high}-{low})"
 DELTA_FORMULA = "={total}-{base}"
 
 
+_RESULTS: dict[int, tuple[weakref.ref, Any]] = {}
+
+
 def _result(plan: Plan) -> Any:
+    """The plan's sensitivity, computed once per plan object (plans are frozen): `generate` lays the plan
+    out when it loads it and builds it again to write it, and each build ranks the inputs by it (the
+    reference model twice per ranged input: a third of a portfolio's build)."""
+    known = _RESULTS.get(id(plan))
+    if known is not None and known[0]() is plan:
+        return known[1]
     from ..ranges.sensitivity import sensitivity  # on first use, not at import: loads numpy, openpyxl
 
-    return sensitivity(plan)
+    result = sensitivity(plan)
+    _RESULTS[id(plan)] = (weakref.ref(plan), result)
+    weakref.finalize(plan, _RESULTS.pop, id(plan), None)  # dropped with the plan
+    return result
 
 
 def build_sensitivity(book: Blueprint, plan: Plan) -> None:
