@@ -192,7 +192,8 @@ def physics_rows(sheet: CalcSheet, inp: Inputs, serving: Any) -> int:
                       context=inp[("serving", "context_tokens")], sequences=inp[("serving", "concurrent_sequences")])
     memory = sheet.row("Memory per replica (weights + KV cache)", "GB", st.DECIMALS, "={weights}+{cache}",
                        "svc_memory_gb", weights=weights, cache=cache)
-    sheet.row("GPUs per replica (memory / GPU memory, rounded up)", "GPUs", st.WHOLE, "=-INT(-{memory}/{gpu})",
+    sheet.row("GPUs per replica (memory / GPU memory, rounded up)", "GPUs", st.WHOLE,
+              "=ROUNDUP({memory}/{gpu},k_whole_digits)",
               "svc_gpus_per_replica", memory=memory, gpu=inp[("serving", "memory_gb")])
     bound = sheet.row("Decode bound per GPU (sequences x HBM GB/s / memory per replica)", "tokens/s", st.COUNT,
                       "={sequences}*{bandwidth}/{memory}", "svc_decode",
