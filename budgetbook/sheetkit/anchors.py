@@ -51,7 +51,8 @@ def anchor(book: Blueprint, sheets: Collection[str], keeping: Callable[[], Colle
     keep, on = set(keeping()), set(sheets)
     rows: dict[tuple[str, int], str] = {}  # (sheet, row) -> the named cell anchoring it (leftmost)
     cols: dict[tuple[str, int], str] = {}  # (sheet, column) -> the named cell anchoring it (topmost)
-    named, calcs = [], []
+    named: list[tuple[str, int, int, CellSpec]] = []  # (sheet, row, column, spec)
+    calcs: list[tuple[str, int, int, CellSpec]] = []
     for spec in book.specs.values():
         sheet, row, col = book.where[spec.name]
         own = spec.kind in NAMED_KINDS or spec.name in keep or sheet.title not in on
