@@ -29,6 +29,7 @@ from .review.compare import DEFAULT_ABS_TOL, DEFAULT_REL_TOL
 
 if TYPE_CHECKING:
     from .actuals.api import ImportResult
+    from .actuals.reforecast import Reforecast
     from .ledger.variance import VarianceReport
     from .plan.model import Plan
     from .planning.fit import Fit
@@ -62,6 +63,7 @@ __all__ = [
     "options",
     "list_templates",
     "plan_schema",
+    "reforecast",
     "sensitivity",
     "show_months",
     "show_plan",
@@ -336,6 +338,14 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
     from .actuals.api import import_actuals as import_bills
 
     return import_bills(book, bills, out, mapping=mapping, force=force)
+
+
+def reforecast(book: PathLike, out: PathLike, *, force: bool = False) -> Reforecast:
+    """Freeze the book's plan as its baseline (a later reforecast keeps it), the current inputs the reforecast
+    (`actuals.reforecast`)."""
+    from .actuals.reforecast import reforecast as make
+
+    return make(book, out, force=force)
 
 
 def book_variance(book: PathLike) -> VarianceReport:

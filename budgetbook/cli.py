@@ -332,6 +332,20 @@ def actuals(
 
 
 @app.command()
+def reforecast(
+    book: Annotated[Path, typer.Argument(help="Workbook made by `budgetbook generate`, `actuals` or `reforecast`.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Workbook to write.")],
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output file.")] = False,
+):
+    """Keep the book's plan as a frozen Baseline sheet; its current inputs become the reforecast."""
+
+    with _progress("reforecast"):
+        result = api.reforecast(book, output, force=force)
+    for summary in result.summary():
+        line(summary)
+
+
+@app.command()
 def variance(
     book: Annotated[Path, typer.Argument(help="Workbook with imported bills (from `budgetbook actuals`).")],
     format: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,

@@ -10,8 +10,10 @@ currency (converted at the mapping's rate where the bill is in another).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 UNMAPPED = "unmapped"
@@ -85,9 +87,62 @@ class Batch:
 
 
 @dataclass(frozen=True)
+class Baseline:
+    frozen: str                      # ISO date the baseline was frozen (the first reforecast)
+    plan: str                        # the plan's name then
+    months: tuple[str, ...]          # its months, YYYY-MM (or M1, M2, ... for a plan without a start)
+    lines: tuple[tuple[str, str, str, tuple[float, ...]], ...]  # (market, item, label, month values)
+    markets: tuple[tuple[str, str], ...]                         # (id, label), in the plan's order
+    reforecasts: tuple[str, ...] = ()  # ISO dates of each reforecast made against it
+    digest: str = ""
+
+    def expected_digest(self) -> str:
+        body = json.dumps([self.frozen, self.plan, list(self.months),
+                           [[m, i, [repr(v) for v in vs]] for m, i, _, vs in self.lines]], separators=(",", ":"))
+        return "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+    def sealed(self) -> Baseline:
+        return Baseline(self.frozen, self.plan, self.months, self.lines, self.markets, self.reforecasts,
+                        self.expected_digest())
+
+    def with_reforecast(self, date: str) -> Baseline:
+        return Baseline(self.frozen, self.plan, self.months, self.lines, self.markets,
+                        (*self.reforecasts, date), self.digest)
+
+    def month_value(self, market: str, month: str) -> float:
+        """The baseline's total of `market` in `month` (0 where the baseline has no such month or market)."""
+        if month not in self.months:
+            return 0.0
+        n = self.months.index(month)
+        return sum(vs[n] for m, _, _, vs in self.lines if m == market)
+
+    def total(self, market: str) -> float:
+        return sum(sum(vs) for m, _, _, vs in self.lines if m == market)
+
+    def has(self, market: str) -> bool:
+        return any(m == market for m, *_ in self.lines)
+
+    def as_json(self) -> dict:
+        return {"frozen": self.frozen, "plan": self.plan, "months": list(self.months),
+                "markets": [list(m) for m in self.markets], "reforecasts": list(self.reforecasts),
+                "digest": self.digest,
+                "lines": [{"market": m, "item": i, "label": label, "values": [repr(v) for v in vs]}
+                          for m, i, label, vs in self.lines]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Baseline:
+        return cls(str(data["frozen"]), str(data["plan"]), tuple(str(m) for m in data["months"]),
+                   tuple((str(d["market"]), str(d["item"]), str(d["label"]),
+                          tuple(float(v) for v in d["values"])) for d in data["lines"]),
+                   tuple((str(i), str(label)) for i, label in data["markets"]),
+                   tuple(str(d) for d in data.get("reforecasts", ())), str(data.get("digest", "")))
+
+
+@dataclass(frozen=True)
 class Actuals:
     currency: str
     batches: tuple[Batch, ...] = field(default_factory=tuple)
+    baseline: Baseline | None = None   # a reforecast book's frozen baseline (`ledger.baseline`)
 
     def merged(self, new: Iterable[Batch]) -> tuple[Actuals, list[str]]:
         """These actuals with `new` batches added; a batch with a key already held replaces it (listed)."""
@@ -103,7 +158,7 @@ class Actuals:
         for batch in new:
             replaced.append(held.get(batch.key))
             held[batch.key] = batch
-        return Actuals(self.currency, tuple(sorted(held.values(), key=lambda b: b.key))), replaced
+        return replace(self, batches=tuple(sorted(held.values(), key=lambda b: b.key))), replaced
 
     @property
     def charges(self) -> list[Charge]:
@@ -147,8 +202,11 @@ class Actuals:
         return max((n + 1 for n, m in enumerate(months) if m in seen), default=0)
 
     def as_json(self) -> dict:
-        return {"currency": self.currency, "batches": [b.as_json() for b in self.batches]}
+        return {"currency": self.currency, "batches": [b.as_json() for b in self.batches]} | (
+            {"baseline": self.baseline.as_json()} if self.baseline is not None else {})
 
     @classmethod
     def from_json(cls, data: dict) -> Actuals:
-        return cls(str(data["currency"]), tuple(Batch.from_json(b) for b in data["batches"]))
+        baseline = data.get("baseline")
+        return cls(str(data["currency"]), tuple(Batch.from_json(b) for b in data["batches"]),
+                   Baseline.from_json(baseline) if baseline else None)

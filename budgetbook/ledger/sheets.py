@@ -44,6 +44,7 @@ from ..plan.timing import month_labels
 from ..sheetkit import style as st
 from ..sheetkit.cash_flow import gpu_hours_cells
 from ..sheetkit.grid import Blueprint, Sheet, a1
+from .baseline import build_baseline_sheet, versions_rows
 from .invoices import FIRST, TOTAL_COL, invoices_table
 from .model import Actuals
 
@@ -134,6 +135,8 @@ def build_actuals_sheets(book: Blueprint, plan: Plan, actuals: Actuals) -> None:
               "BILLS... -o OUT.xlsx` adds a month (the same invoice again replaces it).", "text", text=True)
     _actuals_sheet(book, plan, actuals, months)
     _variance_sheet(book, plan, actuals, months)
+    if actuals.baseline is not None:
+        build_baseline_sheet(book, plan.currency, actuals.baseline)
 
 
 def variance_checks(plan: Plan, actuals: Actuals) -> list[tuple[str, str, str, str]]:
@@ -292,7 +295,9 @@ def _variance_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[
         sheet.put(row, 2, f"{plan.currency}/GPU-hour", "unit", text=True)
         book.formula(sheet, row, TOTAL_COL, f"=prc_avg_price_{market}", f"var_price_plan_{market}", kind="figure",
                      fmt=price, market=market)
-        row += 3
+        row = versions_rows(book, sheet, plan.currency, actuals.baseline, market, labels[market], months, row + 2,
+                            gpu=any(b.id == GPU_SPEND.id for b in variance_blocks(plan)),
+                            hours=len(plan.workloads) <= MAX_HOURS_WORKLOADS) + 1
     if chart_rows:
         sheet.chart = {"kind": "line", "title": "Cumulative spend: plan vs actual", "rows": chart_rows,
                        "labels_row": HEADER_ROW, "first_col": FIRST, "last_col": FIRST + last,

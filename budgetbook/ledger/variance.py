@@ -23,6 +23,7 @@ from decimal import Decimal
 from ..lineitems.compute import workload_compute
 from ..plan.model import Plan
 from ..reference import Breakdown, MonthlyBreakdown, at_end, compute_breakdown, compute_monthly, market_view
+from .baseline import versions_named
 from .model import UNMAPPED, Actuals
 from .sheets import MAX_HOURS_WORKLOADS, plan_months, variance_blocks
 from .threshold import DEFAULT_THRESHOLD_PCT
@@ -100,6 +101,7 @@ class VarianceReport:
     hours: dict[str, tuple[list[float], list[float]]] = field(default_factory=dict)  # market -> planned, billed
     unmapped: list[tuple[str, float, int]] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)  # market id -> its label, as the tables show it
+    versions: dict[str, float] = field(default_factory=dict)  # the versions rows' names (`ledger.baseline`)
 
     def label(self, market: str) -> str:
         """The market as a table names it: its label, its id where it has none."""
@@ -119,7 +121,7 @@ class VarianceReport:
                 out |= {f"var_{key}_{market}_m{n}": v for n, v in enumerate(values, 1)}
                 out[f"var_{key}_{market}"] = sum(values)
             out[f"var_utilisation_{market}"] = sum(to_date) / sum(billed) if sum(billed) > 0 else 0.0
-        return out
+        return out | self.versions
 
     def over(self, threshold_pct: float) -> list[VarianceLine]:
         """The lines (not the totals) over budget to date by more than `threshold_pct` percent of their plan to
@@ -186,6 +188,9 @@ def compute_variance(plan: Plan, actuals: Actuals, scenario: str = "base", break
             if sum(allocated[market]) else 0.0
         if len(plan.workloads) <= MAX_HOURS_WORKLOADS:
             report.hours[market] = (planned_hours, gpuh)
+        mine = {line.item: line for line in report.lines if line.market == market}
+        report.versions |= versions_named(actuals.baseline, market, months, billed, mine["total"],
+                                          mine.get("gpu_spend"), report.hours.get(market), report.prices[market][1])
     return report
 
 

@@ -46,7 +46,7 @@ def audit_structure(book: OpenedWorkbook) -> list[Finding]:
     findings += placed
     findings += _unknown_formulas(book, ours)
     findings += _constants(book)
-    findings += _stamp(book)
+    findings += _stamp(book) + _baseline(book)
     return findings
 
 
@@ -325,6 +325,16 @@ def _same_number(want: Any, have: Any) -> bool:
     if isinstance(have, bool) or not isinstance(have, (int, float)) or not isinstance(want, (int, float)):
         return False
     return math.isclose(float(want), float(have), rel_tol=1e-12, abs_tol=0.0)
+
+
+def _baseline(book: OpenedWorkbook) -> list[Finding]:
+    """A reforecast book's frozen baseline (in the embedded actuals) still matches the digest it was frozen with."""
+    baseline = getattr(book.actuals, "baseline", None)
+    if baseline is None or baseline.digest == baseline.expected_digest():
+        return []
+    return [_structure(f"the frozen baseline on hidden sheet `{ACTUALS_SHEET}` does not match its digest "
+                       f"{baseline.digest[:19]}...: it was edited after it was frozen {baseline.frozen}",
+                       ACTUALS_SHEET)]
 
 
 def _stamp(book: OpenedWorkbook) -> list[Finding]:

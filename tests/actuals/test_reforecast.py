@@ -1,0 +1,132 @@
+"""`budgetbook reforecast` (issue 30 item 1): a frozen baseline beside the reforecast, both variances, and the
+forecast at completion from the run rate beside the one from the remaining plan.
+
+After two months of bills (the test export: January and February, AWS and payroll), a reforecast freezes the
+book's plan as the Baseline sheet; an input is then raised and the book reforecast again: the baseline's
+figures stay what the first froze (and `check` is OK), both reforecasts keep their dates, the Variance sheet
+shows actual - baseline and actual - reforecast, and the run-rate forecast at completion is the one computed
+here by hand from the bills and the plan's GPU-hours.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from pathlib import Path
+
+import openpyxl
+import pytest
+from cli_run import run, sha
+from focus_bills import MAPPING, PAYROLL, focus_rows, write_focus
+
+from budgetbook.actuals.api import import_actuals
+from budgetbook.actuals.reforecast import reforecast
+from budgetbook.api import check_workbook, generate_workbook
+from budgetbook.reference import compute_monthly
+from budgetbook.review.readback import open_book
+from budgetbook.xlsx.evaluate import evaluate_workbook
+
+PLAN = Path(__file__).parents[2] / "templates" / "pretrain-7b.yaml"
+M = "hyperscaler_commit"
+PRICE = f"mkt_{M}_price_h100_sxm"
+
+
+def _cell(wb, name: str):
+    sheet, ref = next(iter(wb.defined_names[name].destinations))
+    return wb[sheet][ref.replace("$", "")]
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory):
+    d = tmp_path_factory.mktemp("reforecast")
+    generate_workbook(PLAN, d / "plan.xlsx")
+    (d / "map.yaml").write_text(MAPPING)
+    (d / "payroll.csv").write_text(PAYROLL)
+    write_focus(d / "aws.csv", focus_rows())
+    import_actuals(d / "plan.xlsx", [d / "aws.csv", d / "payroll.csv"], d / "billed.xlsx", mapping=d / "map.yaml")
+    first = reforecast(d / "billed.xlsx", d / "rf1.xlsx", today=dt.date(2026, 3, 2))
+    wb = openpyxl.load_workbook(d / "rf1.xlsx")
+    price = _cell(wb, PRICE)
+    high = _cell(wb, f"{PRICE}_high").value
+    price.value = high  # the re-plan: the commitment's price at the top of its range
+    wb.save(d / "edited.xlsx")
+    second = reforecast(d / "edited.xlsx", d / "rf2.xlsx", today=dt.date(2026, 3, 20))
+    return d, first, second, high
+
+
+def test_the_baseline_is_frozen_once_and_each_reforecast_keeps_its_date(books):
+    d, first, second, _ = books
+    assert first.first and not second.first
+    assert second.baseline.frozen == "2026-03-02" and second.baseline.reforecasts == ("2026-03-02", "2026-03-20")
+    assert second.baseline.digest == first.baseline.digest == first.baseline.expected_digest()
+    baseline = compute_monthly(open_book(d / "billed.xlsx").plan)  # the plan the bills were imported into
+    values = evaluate_workbook(d / "rf2.xlsx")
+    for row in baseline.rows:
+        if row.item == "total":
+            for n, v in enumerate(row.values, 1):
+                assert values[f"bl_total_{row.market}_m{n}"] == pytest.approx(v, rel=1e-12, abs=1e-9)
+                assert values[f"bl_total_{row.market}_m{n}"] == evaluate_workbook(d / "rf1.xlsx")[
+                    f"bl_total_{row.market}_m{n}"]
+    assert "2026-03-20" in openpyxl.load_workbook(d / "rf2.xlsx")["Baseline"]["A2"].value
+
+
+def test_the_reforecast_checks_ok_with_both_variances(books):
+    d, _, _, high = books
+    report = check_workbook(d / "rf2.xlsx")
+    assert report.ok, [f.message for f in report.findings if f.severity == "error"]
+    values = evaluate_workbook(d / "rf2.xlsx")
+    assert values[PRICE] == high and values["checks_ok"] is True
+    rf, base = values[f"var_total_{M}_plan"], values[f"ver_baseline_{M}"]
+    assert rf > base  # the raised price: the reforecast is dearer than the baseline
+    actual = values[f"var_total_{M}_actual"]
+    assert values[f"ver_vs_baseline_{M}"] == pytest.approx(actual - values[f"ver_baseline_to_date_{M}"], rel=1e-12)
+    assert values[f"ver_vs_reforecast_{M}"] == pytest.approx(actual - values[f"var_total_{M}_plan_to_date"],
+                                                             rel=1e-12)
+    assert values[f"ver_vs_baseline_{M}"] != pytest.approx(values[f"ver_vs_reforecast_{M}"])
+    assert values[f"ver_eac_plan_vs_baseline_{M}"] == pytest.approx(values[f"ver_eac_plan_{M}"] - base, rel=1e-12)
+
+
+def test_the_run_rate_forecast_at_completion_matches_a_hand_computation(books):
+    d, *_ = books
+    values = evaluate_workbook(d / "rf2.xlsx")
+    rows = focus_rows()
+    # from the bills: what the market was billed (every mapped AWS row, and payroll), the GPU-hours and the
+    # price paid (the p5 instance-hours x 8, and compute's billed cost: the rules in focus_bills.MAPPING)
+    aws = sum((Decimal(str(r["BilledCost"])) for r in rows if r["ServiceName"] != "Amazon CloudWatch"), Decimal(0))
+    actual = float(aws + Decimal("198500.00") + Decimal("203250.00"))
+    hours = float(sum((Decimal(str(r["ConsumedQuantity"])) * 8 for r in rows if r["SkuId"] == "p5.48xlarge"),
+                      Decimal(0)))
+    compute = sum((Decimal(str(r["BilledCost"])) for r in rows
+                   if (r["ServiceName"] == "Amazon EC2" and str(r["SkuId"]).startswith("p5"))
+                   or r["ChargeCategory"] in ("Purchase", "Credit", "Tax")), Decimal(0))
+    price = float(compute) / hours
+    assert values[f"var_total_{M}_actual"] == pytest.approx(actual, rel=1e-12)
+    assert values[f"var_price_gpuh_{M}"] == pytest.approx(price, rel=1e-12)
+    # from the plan: its GPU-hours in all and in the two months billed, its remaining plan, GPU spend's too
+    planned, to_date = values[f"var_gpuh_plan_{M}"], values[f"var_gpuh_plan_to_date_{M}"]
+    remaining = values[f"var_total_{M}_plan"] - values[f"var_total_{M}_plan_to_date"]
+    gpu_remaining = values[f"var_gpu_spend_{M}_plan"] - values[f"var_gpu_spend_{M}_plan_to_date"]
+    assert to_date > 0 and planned > to_date and hours > 0
+    by_hand = actual + remaining - gpu_remaining + (planned - to_date) * (hours / to_date) * price
+    assert values[f"ver_eac_run_rate_{M}"] == pytest.approx(by_hand, rel=1e-9)
+    assert values[f"ver_eac_run_rate_{M}"] != pytest.approx(values[f"ver_eac_plan_{M}"])
+
+
+def test_a_typed_over_baseline_fails_check(books, tmp_path):
+    d, *_ = books
+    wb = openpyxl.load_workbook(d / "rf2.xlsx")
+    cell = _cell(wb, f"bl_compute_{M}_m2")
+    cell.value = cell.value * 0.5
+    wb.save(tmp_path / "typed.xlsx")
+    report = check_workbook(tmp_path / "typed.xlsx")
+    assert not report.ok and ("structure", f"bl_compute_{M}_m2") in {(f.kind, f.name) for f in report.findings}
+
+
+def test_cli_reforecast(capsys, books, tmp_path):
+    d, *_ = books
+    before = sha(d / "rf2.xlsx")
+    code, out, err = run(capsys, "reforecast", d / "rf2.xlsx", "-o", tmp_path / "rf3.xlsx")
+    assert code == 0 and "kept the baseline frozen 2026-03-02" in out and "reforecast 3" in out
+    assert sha(d / "rf2.xlsx") == before
+    code, _, err = run(capsys, "reforecast", d / "rf2.xlsx", "-o", d / "rf2.xlsx")
+    assert code == 2 and "overwrite the input" in err and sha(d / "rf2.xlsx") == before
