@@ -13,7 +13,8 @@ from typing import Any
 
 from ..errors import WorkbookError
 from ..sheetkit.embed import embed_text
-from ..xlsx.xstring import stored_texts, unescape
+from ..xlsx.lean_book import stored_texts_of
+from ..xlsx.xstring import unescape
 from .model import UNMAPPED, Actuals
 from .sheets import line_ids, plan_months
 
@@ -44,7 +45,7 @@ def read_embedded_actuals(wb: Any, data: bytes = b"", plan: Any = None) -> Actua
         raise WorkbookError(f"sheet `{SHEET}` cell B3 must hold the number of parts") from None
     if not 0 < count <= MAX_PARTS:
         raise WorkbookError(f"sheet `{SHEET}` cell B3: {count} parts is not plausible")
-    stored = stored_texts(data, SHEET) if data else None
+    stored = stored_texts_of(wb, data, SHEET)
     parts = []
     for row in range(FIRST_ROW, FIRST_ROW + count):
         exact = stored.get(f"B{row}") if stored is not None else None

@@ -26,7 +26,7 @@ def edits_since_generated(path: Path) -> list[Difference]:
     When there are some and another budgetbook version made the workbook, a note (a `Difference`
     with no `where`) comes last: some of them may be that version's, not the user's.
     """
-    book = open_book(path)
+    book = open_book(path, styles=True)  # number formats and comments are edits too
     found = differences(book)
     _, version, _ = generation_facts(book)
     if found and version != __version__:

@@ -28,7 +28,7 @@ from ..sheetkit.embed import SHEET, read_embedded_plan
 from ..workbook.build import build_book, workbook_blueprint, workbook_layout
 from ..xlsx.evaluate import evaluate_workbook
 from ..xlsx.formula_text import formula_of
-from ..xlsx.xstring import stored_texts
+from ..xlsx.lean_book import stored_texts_of
 from .cycles import cycle_through
 from .findings import Finding, clipped, jsonable
 
@@ -154,11 +154,13 @@ def single_cell(text: str) -> tuple[str, str] | None:
     return (quoted.replace("''", "'") if quoted is not None else plain_title), f"{column.upper()}{row}"
 
 
-def open_book(path: Path) -> OpenedWorkbook:
-    from ..xlsx.safety import load_xlsx  # on first use, not at import: loads defusedxml
+def open_book(path: Path, *, styles: bool = False) -> OpenedWorkbook:
+    """The workbook at `path`, verified and read in one pass (`xlsx.lean`); `styles`: loaded by openpyxl
+    instead, number formats and comments kept (the overwrite guard compares them)."""
+    from ..xlsx.safety import load_xlsx, read_xlsx  # on first use, not at import: loads defusedxml
 
     stage("opening")
-    loaded = load_xlsx(path)
+    loaded = load_xlsx(path) if styles else read_xlsx(path)
     # openpyxl keeps each sheet's cells in a dict: its size is the count, read without touching a cell
     stage("reading", sum(len(getattr(ws, "_cells", ())) for ws in loaded.workbook.worksheets), "cells")
     if loaded.info.tables:
@@ -190,7 +192,7 @@ def open_book(path: Path) -> OpenedWorkbook:
 
 def _stored_plan_cells(wb, data: bytes) -> dict[str, str] | None:
     """The embedded plan's cells as stored in the file: openpyxl's reading of shared strings is lossy."""
-    return stored_texts(data, SHEET) if data and SHEET in wb.sheetnames else None
+    return stored_texts_of(wb, data, SHEET) if SHEET in wb.sheetnames else None
 
 
 def read_number(book: OpenedWorkbook, name: str, evaluated: dict[str, Any]) -> Any:

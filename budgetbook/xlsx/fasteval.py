@@ -67,6 +67,7 @@ import schedula as sh
 
 from ..progress import stage
 from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters, parse_ref
+from .lean_book import LeanWorkbook
 from .numeric import NumericShape
 from .shapes import Compiled, FormulaPlan, StepFailed, plan_formulas
 from .values import plain
@@ -116,10 +117,10 @@ def _evaluated(grid: CellGrid) -> _Evaluator:
 
 
 def load_workbook_of(source: Any) -> Any:
-    """An openpyxl workbook from a workbook, bytes or a path."""
+    """An openpyxl workbook from a workbook (openpyxl's or the lean reader's, as it is), bytes or a path."""
     from openpyxl import Workbook, load_workbook
 
-    if isinstance(source, Workbook):
+    if isinstance(source, (Workbook, LeanWorkbook)):
         return source
     if isinstance(source, (bytes, bytearray)):
         data = bytes(source)

@@ -103,6 +103,16 @@ def _type_lookup(content_types: bytes) -> Callable[[str], str]:
     return type_of
 
 
+def overrides(content_types: bytes) -> list[tuple[str, str]]:
+    """(part name, content type) of every `Override`, in the order `[Content_Types].xml` lists them."""
+    try:
+        root = defused_fromstring(content_types)
+    except (DefusedXmlException, SyntaxError) as exc:
+        raise Refused(f"`[Content_Types].xml` is unreadable ({one_line(exc)})") from None
+    return [(element.get("PartName", "").lstrip("/"), element.get("ContentType", ""))
+            for element in root if element.tag.rpartition("}")[2] == "Override"]
+
+
 def _content_types(raw: bytes) -> tuple[dict[str, str], dict[str, str]]:
     try:
         root = defused_fromstring(raw)

@@ -32,11 +32,13 @@ from defusedxml import DefusedXmlException
 from ..errors import WorkbookError
 from .archive import check_declared, open_archive
 from .file_bytes import ZIP_MAGICS, not_a_zip_reason, read_file_bytes
+from .lean import LeanReader
 from .limits import DEFAULT_LIMITS, Limits, Refused, one_line
 from .package import describe_package, refuse_opendocument
 from .xml_scan import scan_members
 
-__all__ = ["DEFAULT_LIMITS", "Limits", "LoadedWorkbook", "XlsxInfo", "inspect_xlsx", "load_xlsx", "open_workbook"]
+__all__ = ["DEFAULT_LIMITS", "Limits", "LoadedWorkbook", "XlsxInfo", "inspect_xlsx", "load_xlsx", "open_workbook",
+           "read_xlsx"]
 
 
 @dataclass(frozen=True)
@@ -84,15 +86,18 @@ class LoadedWorkbook:
     info: XlsxInfo
 
 
-def _inspect_bytes(data: bytes, source: str, limits: Limits) -> XlsxInfo:
+def _inspect_bytes(data: bytes, source: str, limits: Limits, reader: LeanReader | None = None) -> XlsxInfo:
     if not data.startswith(ZIP_MAGICS):
         raise Refused(not_a_zip_reason(data))
     archive = open_archive(data, limits)
     infos = archive.infolist()
     refuse_opendocument(archive, data)
     uncompressed = check_declared(infos, limits)
-    cells, content_types = scan_members(archive, data, limits)
+    cells, content_types = scan_members(archive, data, limits, reader)
     package = describe_package([info.filename for info in infos], content_types)
+    if reader is not None:
+        assert content_types is not None  # describe_package refuses a package without them
+        reader.assemble([info.filename for info in infos], content_types)
     return XlsxInfo(path=source, size=len(data), sha256=hashlib.sha256(data).hexdigest(),
                     members=len(infos), uncompressed=uncompressed, cells=cells, data=data, **asdict(package))
 
@@ -116,6 +121,29 @@ def load_xlsx(path: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS,
     info = inspect_xlsx(path, limits)
     try:
         workbook = _load_verified(info.data, data_only)
+        bound_used_ranges(workbook, limits)
+    except Refused as exc:
+        raise WorkbookError(str(exc), source=source) from None
+    return LoadedWorkbook(workbook=workbook, info=info)
+
+
+def read_xlsx(path: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS) -> LoadedWorkbook:
+    """Verify and read in one pass over the package (`lean`): cells, formulas, names, hidden flags, no styles.
+
+    The workbook is a `lean_book.LeanWorkbook`, or, for the rare package the lean reader does not read as
+    openpyxl would (`lean.LeanUnsupported`), openpyxl's, loaded from the same verified bytes.
+    """
+    source = str(path)
+    reader = LeanReader()
+    try:
+        info = _inspect_bytes(read_file_bytes(Path(path), limits), source, limits, reader)
+        if reader.workbook is not None:
+            workbook = reader.workbook
+        else:
+            if not openpyxl.DEFUSEDXML:
+                raise WorkbookError("openpyxl is not using defusedxml (is OPENPYXL_DEFUSEDXML=False set?); "
+                                    "refusing to parse an untrusted workbook", source=source)
+            workbook = _load_verified(info.data, False)
         bound_used_ranges(workbook, limits)
     except Refused as exc:
         raise WorkbookError(str(exc), source=source) from None

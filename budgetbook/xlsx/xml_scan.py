@@ -74,12 +74,15 @@ class _Tally:
 class _XmlScan:
     """Stream one XML part through expat: refuse DTDs, count what openpyxl would build."""
 
-    def __init__(self, name: str, limits: Limits, tally: _Tally):
+    def __init__(self, name: str, limits: Limits, tally: _Tally, reader: Any = None):
         self.name = name
         self.limits = limits
         self.tally = tally
+        self.reader = reader  # `lean.LeanReader`: collects what `check` reads, in this same pass
+        self.collector: Any = None
         self.root = ""
         parser = expat.ParserCreate(namespace_separator="}")
+        parser.buffer_text = True
         parser.StartDoctypeDeclHandler = self._doctype
         parser.EntityDeclHandler = self._entity
         parser.ExternalEntityRefHandler = self._entity
@@ -99,7 +102,27 @@ class _XmlScan:
         if self.root == "workbook" and not self.tally.workbook_part:
             self.tally.workbook_part = self.name
         self.parser.StartElementHandler = self._start
+        if self.reader is not None:
+            self.collector = self.reader.part(self.name, self.root)
+            if self.collector is not None:
+                self.collector.detach = self._detach
+                self.parser.StartElementHandler = self._start_collected
+                self.parser.EndElementHandler = self.collector.end
+                self.parser.CharacterDataHandler = self.collector.text
+                self._start_collected(tag, attrs)
+                return
         self._start(tag, attrs)
+
+    def _detach(self) -> None:
+        """The collector gave up on this part (it says why in its `problem`): scan on without it."""
+        self.parser.StartElementHandler = self._start
+        self.parser.EndElementHandler = self.parser.CharacterDataHandler = None
+        self.collector = None
+
+    def _start_collected(self, tag: str, attrs: dict[str, str]) -> None:
+        self._start(tag, attrs)
+        if self.collector is not None:  # detached by a handler of this very element
+            self.collector.start(tag, attrs)
 
     def _start(self, tag: str, attrs: dict[str, str]) -> None:
         # called for every element of up to 300 MB of XML: the common ones (<c>, <v>, <f>) leave first
@@ -165,8 +188,11 @@ def _looks_like_xml(head: bytes) -> bool:
     return head.lstrip(b" \t\r\n")[:1] in (b"", b"<")
 
 
-def scan_members(archive: zipfile.ZipFile, data: bytes, limits: Limits) -> tuple[int, bytes | None]:
-    """Inflate every member once; return the cell count and the bytes of `[Content_Types].xml` (None if absent)."""
+def scan_members(archive: zipfile.ZipFile, data: bytes, limits: Limits,
+                 reader: Any = None) -> tuple[int, bytes | None]:
+    """Inflate every member once; return the cell count and the bytes of `[Content_Types].xml` (None if absent).
+
+    `reader` (a `lean.LeanReader`) is handed each XML part as it is parsed, to collect the workbook."""
     tally = _Tally()
     content_types = None
     budget = limits.max_uncompressed
@@ -174,7 +200,7 @@ def scan_members(archive: zipfile.ZipFile, data: bytes, limits: Limits) -> tuple
         if info.is_dir():
             continue
         keep = info.filename == CONTENT_TYPES
-        produced, kept = _scan_member(data, info, limits, tally, budget, keep)
+        produced, kept = _scan_member(data, info, limits, tally, budget, keep, reader)
         if keep:
             content_types = kept
         budget -= produced
@@ -182,7 +208,7 @@ def scan_members(archive: zipfile.ZipFile, data: bytes, limits: Limits) -> tuple
 
 
 def _scan_member(data: bytes, info: zipfile.ZipInfo, limits: Limits, tally: _Tally, budget: int,
-                 keep: bool) -> tuple[int, bytes]:
+                 keep: bool, reader: Any = None) -> tuple[int, bytes]:
     """(bytes inflated, the member's bytes if `keep` else b"") for one member, scanned if it is XML."""
     scan = None
     pieces = []
@@ -190,7 +216,7 @@ def _scan_member(data: bytes, info: zipfile.ZipInfo, limits: Limits, tally: _Tal
     for piece in inflate(data, info, cap=budget):
         if produced == 0 and (info.filename.lower().endswith(_XML_SUFFIXES) or _looks_like_xml(piece)):
             # by content too: a relationship can point openpyxl at any part name
-            scan = _XmlScan(info.filename, limits, tally)
+            scan = _XmlScan(info.filename, limits, tally, reader)
         produced += len(piece)
         if scan is not None:
             scan.feed(piece)
