@@ -104,7 +104,8 @@ class _Sheet(_Part):
         self._cell()
 
     def _cell(self) -> None:
-        self.ref = self.kind = None
+        self.ref: str | None = None
+        self.kind: str = "n"
         self.style = 0
         self.v: str | None = None
         self.f: str | None = None
@@ -244,10 +245,11 @@ class _Sheet(_Part):
 
     def _formula(self, ref: str | None, text: str | None) -> str:
         """`WorkSheetParser.parse_formula`: `=` and the text; a shared formula's dependents translated."""
-        kind = self.f_attrs.get("t") if self.f_attrs else None
+        attrs = self.f_attrs or {}
+        kind = attrs.get("t")
         value = "=" + (text or "")
         if kind == "shared":
-            index = self.f_attrs.get("si")
+            index = attrs.get("si", "")
             if index in self.shared:
                 return self.shared[index].translate_formula(ref)
             if value != "=":
@@ -312,7 +314,7 @@ class _Collected(_Part):
     def __init__(self, root: str) -> None:
         self.root = root
         self.sheets: list[dict[str, str]] = []
-        self.names: list[tuple[dict[str, str], str]] = []
+        self.names: list[tuple[dict[str, str], str | None]] = []
         self.rels: dict[str, tuple[str, str, str]] = {}  # id -> (target, type, mode)
         self.formats: dict[int, str] = {}
         self.xfs: list[int] = []
