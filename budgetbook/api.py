@@ -68,8 +68,7 @@ __all__ = [
     "show_months",
     "show_plan",
     "simulate",
-    "write_page",
-    "write_picture",
+    "write_output",
 ]
 
 
@@ -372,23 +371,23 @@ def budget_report(spec: str | Path | None = None, *, samples: int = 10_000) -> R
     return gather(str(spec or DEFAULT_TEMPLATE), _shown_plan(spec, False), book, samples=samples)
 
 
+def _present(inputs: Sequence[str | Path | None]) -> list[Path]:
+    """The command's inputs that are files (a template name is not): what its outputs must never replace."""
+    return [Path(p) for p in inputs if p is not None and Path(p).exists()]
+
+
 def check_output(path: PathLike, *inputs: str | Path | None) -> Path:
     """Before the work: `path` may be written (replaced if it exists), and is none of `inputs` (one line, exit 2)."""
-    return check_destination(path, protect=[p for p in inputs if p is not None and Path(p).exists()])
+    return check_destination(path, protect=_present(inputs))
 
 
-def write_page(path: PathLike, page: str, *inputs: str | Path | None) -> Path:
-    """An HTML page written atomically, never over one of the command's `inputs`."""
-    from .atomic import write_text_atomic
+def write_output(path: PathLike, data: str | bytes, *inputs: str | Path | None) -> Path:
+    """A page (text) or a picture (`output.charts`' bytes) written atomically, never over one of `inputs`."""
+    from .atomic import write_bytes_atomic, write_text_atomic
 
-    return write_text_atomic(path, page, protect=[p for p in inputs if p is not None and Path(p).exists()])
-
-
-def write_picture(path: PathLike, data: bytes, *inputs: str | Path | None) -> Path:
-    """A picture (`output.charts`' bytes) written atomically, never over one of the command's `inputs`."""
-    from .atomic import write_bytes_atomic
-
-    return write_bytes_atomic(path, data, protect=[p for p in inputs if p is not None and Path(p).exists()])
+    if isinstance(data, bytes):
+        return write_bytes_atomic(path, data, protect=_present(inputs))
+    return write_text_atomic(path, data, protect=_present(inputs))
 
 
 # ---------------------------------------------------------------- ranges (issue 14): sensitivity and simulation

@@ -363,7 +363,7 @@ def variance(
     render_variance(report, format.value, threshold, workbook=str(book))
     if plot is not None and picture is not None:
         kind, charts = picture
-        wrote(api.write_picture(plot, charts.variance(report, kind), book), err=True)
+        wrote(api.write_output(plot, charts.variance(report, kind), book), err=True)
     over = report.over(threshold)
     for found in over:
         share = found.totals()["variance_pct"] * 100
@@ -493,7 +493,7 @@ def simulate(
     render_simulation(result, format.value)
     if plot is not None and picture is not None:
         kind, charts = picture
-        wrote(api.write_picture(plot, charts.distributions(result, kind), plan), err=True)
+        wrote(api.write_output(plot, charts.distributions(result, kind), plan), err=True)
 
 
 @app.command()
@@ -513,7 +513,7 @@ def report(
     api.check_output(output, plan)
     with _progress("report"):
         page = report_page(api.budget_report(plan, samples=samples))
-    wrote(api.write_page(output, page, plan), err=True)
+    wrote(api.write_output(output, page, plan), err=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -133,3 +133,11 @@ def write_focus(path: Path, rows: list[dict], columns: list[str] = COLUMNS) -> P
 
 def column_total(rows: list[dict], column: str = "BilledCost") -> Decimal:
     return sum((Decimal(str(r[column])) for r in rows), Decimal(0))
+
+
+def write_sample_bills(folder: Path, rows: list[dict] | None = None) -> list[Path]:
+    """The sample's mapping (`map.yaml`), payroll and AWS FOCUS bill in `folder`; the bills, AWS first."""
+    (folder / "map.yaml").write_text(MAPPING)
+    (folder / "payroll.csv").write_text(PAYROLL)
+    write_focus(folder / "aws.csv", focus_rows() if rows is None else rows)
+    return [folder / "aws.csv", folder / "payroll.csv"]

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 
-from ..atomic import PathLike, check_destination, write_bytes_atomic
+from ..atomic import PathLike, check_destination
 from ..errors import UsageError
 
 EXTRA = "pip install 'budgetbook[plots]'"
@@ -42,7 +42,3 @@ def checked_picture(path: PathLike | None, option: str, protect: Iterable[PathLi
     if path is not None:
         check_destination(path, protect=protect)
     return fmt, plotting()
-
-
-def write_picture(path: PathLike, data: bytes, protect: Iterable[PathLike] = ()) -> Path:
-    return write_bytes_atomic(path, data, protect=protect)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .cell_grid import col_index, col_letters
 from .lean_book import Dimension, LeanCell, LeanSheet
 
 _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
@@ -55,23 +56,12 @@ def _cast_number(text: str) -> int | float:
         raise LeanUnsupported("a number openpyxl cannot read") from None
 
 
-def _letters(column: int) -> str:
-    out = ""
-    while column:
-        column, rest = divmod(column - 1, 26)
-        out = chr(65 + rest) + out
-    return out
-
-
 def _row_col(ref: str) -> tuple[int, int]:
     match = _REF.match(ref)
     if match is None:
         raise LeanUnsupported(f"cell reference {ref!r}")
     letters, row = match.groups()
-    column = 0
-    for ch in letters:
-        column = column * 26 + ord(ch) - 64
-    return int(row), column
+    return int(row), col_index(letters)
 
 
 class _Part:
@@ -205,7 +195,7 @@ class _Sheet(_Part):
             high = int(attrs["max"]) if "max" in attrs else None
         except (KeyError, ValueError):
             raise LeanUnsupported("a column range openpyxl cannot read") from None
-        self.sheet.column_dimensions[_letters(low)] = Dimension(_flag(attrs.get("hidden")), low, high)
+        self.sheet.column_dimensions[col_letters(low)] = Dimension(_flag(attrs.get("hidden")), low, high)
 
     def _store(self) -> None:
         """The cell as `WorkSheetParser.parse_cell` makes it, kept under its (row, column)."""

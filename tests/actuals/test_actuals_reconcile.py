@@ -10,7 +10,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from focus_bills import MAPPING, PAYROLL, column_total, focus_rows, write_focus
+from focus_bills import column_total, focus_rows, write_sample_bills
 from libreoffice import needs_libreoffice, recalculated_values
 
 from budgetbook.actuals.api import import_actuals
@@ -24,10 +24,7 @@ PLAN = Path(__file__).parents[2] / "templates" / "pretrain-7b.yaml"
 def imported(tmp_path_factory):
     d = tmp_path_factory.mktemp("reconcile")
     generate_workbook(PLAN, d / "plan.xlsx")
-    (d / "map.yaml").write_text(MAPPING)
-    (d / "payroll.csv").write_text(PAYROLL)
-    write_focus(d / "aws.csv", _rows())
-    result = import_actuals(d / "plan.xlsx", [d / "aws.csv", d / "payroll.csv"], d / "imported.xlsx",
+    result = import_actuals(d / "plan.xlsx", write_sample_bills(d, _rows()), d / "imported.xlsx",
                             mapping=d / "map.yaml")
     return d / "imported.xlsx", result
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from cli_run import run, sha
-from focus_bills import MAPPING, PAYROLL, column_total, focus_rows, write_focus
+from focus_bills import MAPPING, PAYROLL, column_total, focus_rows, write_focus, write_sample_bills
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from libreoffice import needs_libreoffice, recalculated_values
@@ -32,9 +32,7 @@ PLAN = Path(__file__).parents[2] / "templates" / "pretrain-7b.yaml"
 def base(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("actuals")
     generate_workbook(PLAN, d / "plan.xlsx")
-    (d / "map.yaml").write_text(MAPPING)
-    (d / "payroll.csv").write_text(PAYROLL)
-    write_focus(d / "aws.csv", focus_rows())
+    write_sample_bills(d)
     return d
 
 

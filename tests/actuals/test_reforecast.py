@@ -17,7 +17,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from cli_run import run, sha
-from focus_bills import MAPPING, PAYROLL, focus_rows, write_focus
+from focus_bills import focus_rows, write_sample_bills
 
 from budgetbook.actuals.api import import_actuals
 from budgetbook.actuals.reforecast import reforecast
@@ -40,10 +40,7 @@ def _cell(wb, name: str):
 def books(tmp_path_factory):
     d = tmp_path_factory.mktemp("reforecast")
     generate_workbook(PLAN, d / "plan.xlsx")
-    (d / "map.yaml").write_text(MAPPING)
-    (d / "payroll.csv").write_text(PAYROLL)
-    write_focus(d / "aws.csv", focus_rows())
-    import_actuals(d / "plan.xlsx", [d / "aws.csv", d / "payroll.csv"], d / "billed.xlsx", mapping=d / "map.yaml")
+    import_actuals(d / "plan.xlsx", write_sample_bills(d), d / "billed.xlsx", mapping=d / "map.yaml")
     first = reforecast(d / "billed.xlsx", d / "rf1.xlsx", today=dt.date(2026, 3, 2))
     wb = openpyxl.load_workbook(d / "rf1.xlsx")
     price = _cell(wb, PRICE)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from focus_bills import MAPPING, PAYROLL, focus_rows, write_focus
+from focus_bills import write_sample_bills
 from libreoffice import needs_libreoffice, recalculated_values
 
 from budgetbook.actuals.api import book_variance, import_actuals
@@ -26,10 +26,7 @@ SWITCH = {"best": "low", "worst": "high"}
 def switched(tmp_path_factory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("seams")
     generate_workbook(PLAN, d / "plan.xlsx")
-    (d / "map.yaml").write_text(MAPPING)
-    (d / "payroll.csv").write_text(PAYROLL)
-    write_focus(d / "aws.csv", focus_rows())
-    import_actuals(d / "plan.xlsx", [d / "aws.csv", d / "payroll.csv"], d / "imported.xlsx", mapping=d / "map.yaml")
+    import_actuals(d / "plan.xlsx", write_sample_bills(d), d / "imported.xlsx", mapping=d / "map.yaml")
     books = {}
     for scenario in SWITCH:
         wb = openpyxl.load_workbook(d / "imported.xlsx")
