@@ -115,9 +115,9 @@ def test_simulate_is_reproducible_and_its_p10_p90_lie_inside_best_and_worst(temp
     assert simulate(plan, 20_000, 7).as_json() == first
     assert simulate(plan, 20_000, 8).as_json() != first
     for market, (best, _base, worst) in _totals(plan).items():
-        stats = first["markets"][market]
-        assert best <= stats["p10"] <= stats["p50"] <= stats["p90"] <= worst, market
-        assert best <= stats["mean"] <= worst
+        stats, slack = first["markets"][market], 1e-9 * max(1.0, abs(worst))  # sums in another order
+        assert best - slack <= stats["p10"] <= stats["p50"] <= stats["p90"] <= worst + slack, market
+        assert best - slack <= stats["mean"] <= worst + slack
         assert set(stats["cheaper"]) == {m.id for m in plan.markets} - {market}
 
 
