@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from .lineitems import gap
 from .lineitems.phasing import month_count
 from .lineitems.registry import LINE_ITEMS, TOTAL, gpu_hours_bought, lines
 from .lineitems.scenario import MarketView, Resolved
@@ -64,7 +65,21 @@ class Breakdown:
 
     def as_json(self) -> dict:
         return {"plan": self.plan, "currency": self.currency, "markets": self.markets,
-                "figures": [f.as_dict() for f in self.figures], **self.physics_json(), **self.ownership_json()}
+                "figures": [f.as_dict() for f in self.figures], **self.physics_json(), **self.ownership_json(),
+                **self.gap_json()}
+
+    def gap_json(self) -> dict:
+        """`gap` (base case): the cheapest market, and per market the gap to it by category and in all, which
+        is what the cheapest saves against it; absent from a plan of one market."""
+        values = {f.name: f.value for f in self.figures}
+        if len(self.markets) < 2:
+            return {}
+        totals = {m: values[figure_name(TOTAL.id, m)] for m in self.markets}
+        cheapest = next(m for m, total in totals.items() if total <= min(totals.values()))
+        by_market = {m: {c.id: values[figure_name(c.line.id, m)] for c in gap.CATEGORIES} for m in self.markets}
+        return {"gap": {"cheapest": cheapest, "categories": [c.id for c in gap.CATEGORIES],
+                        "by_market": {m: parts | {"total": totals[m] - totals[cheapest]}
+                                      for m, parts in by_market.items()}}}
 
     def ownership_json(self) -> dict:
         """`ownership`, one entry per owned market (`ownership`); absent from a plan without one."""
@@ -118,6 +133,11 @@ def market_view(plan: Plan, market_id: str, scenario: str) -> MarketView:
 
 def market_lines(plan: Plan, market_id: str, scenario: str) -> dict[str, float]:
     """Every line of one market in one scenario, in report order, the total after the lines it adds up."""
+    return _market_lines(plan, market_id, scenario)[0]
+
+
+def _market_lines(plan: Plan, market_id: str, scenario: str) -> tuple[dict[str, float], dict[str, Any]]:
+    """`market_lines`, and the market's amounts by category of the gap to the cheapest (`gap.parts`)."""
     view = market_view(plan, market_id, scenario)
     for item in LINE_ITEMS:
         view.lines.update(item.reference(view))
@@ -126,7 +146,17 @@ def market_lines(plan: Plan, market_id: str, scenario: str) -> dict[str, float]:
     out = {line_id: view.lines[line_id] for line_id in development}
     out[TOTAL.id] = sum(out.values())
     out.update({line.id: view.lines[line.id] for line in order if not line.in_total})
-    return out
+    return out, gap.parts(view, development)
+
+
+def scenario_lines(plan: Plan, scenario: str) -> dict[str, dict[str, float]]:
+    """Market -> its lines in one scenario, then the gap to the cheapest by category (`gap_<category>`), computed
+    apart from the lines: the categories add up to the market's total less the cheapest's."""
+    found = {m.id: _market_lines(plan, m.id, scenario) for m in plan.markets}
+    by_gap = gap.gaps({m: parts for m, (_, parts) in found.items()},
+                      {m: figures[TOTAL.id] for m, (figures, _) in found.items()})
+    return {m: figures | {f"{gap.PREFIX}{k}": v for k, v in by_gap.get(m, {}).items()}
+            for m, (figures, _) in found.items()}
 
 
 def workload_details(plan: Plan) -> list[dict[str, Any]]:
@@ -145,10 +175,11 @@ def workload_details(plan: Plan) -> list[dict[str, Any]]:
 
 def compute_breakdown(plan: Plan) -> Breakdown:
     """Every figure of every market, with low/high where the plan has ranges."""
-    labels = {line.id: line.label for line in lines(plan)} | {TOTAL.id: TOTAL.label}
+    labels = {line.id: line.label for line in lines(plan) + list(gap.LINES)} | {TOTAL.id: TOTAL.label}
     figures = []
+    scenarios = {s: scenario_lines(plan, s) for s in SCENARIOS}
     for market in plan.markets:
-        by_scenario = {s: market_lines(plan, market.id, s) for s in SCENARIOS}
+        by_scenario = {s: scenarios[s][market.id] for s in SCENARIOS}
         for item, value in by_scenario["base"].items():
             low, high = by_scenario["low"][item], by_scenario["high"][item]
             ranged = (low, high) != (value, value)

@@ -24,6 +24,7 @@ from . import (
     contingency,
     failed_runs,
     final_run,
+    gap,
     items,
     people,
     reliability,
@@ -96,6 +97,7 @@ FRAME_PREFIXES = {
     "hdr_": "market headers showing a live label (`hdr_<sheet>_<market>`: `=mkt_<market>_label`)",
     "dec_": "Summary's decision rows (`dec_total_<market>`, `dec_cheapest_<market>`, `dec_saving_<market>`, "
             "`dec_sim_p10_<market>`)",
+    "gap_": "the gap to the cheapest market by category, Procurement's figures (`gap_gpu_price_<market>`)",
     "sum_": "Summary rows", "prc_": "Procurement rows", "opt_": "Options rows (`opt_breakeven_<market>`)",
     "cf_": "Cash flow rows (`cf_<item>_<market>_m<n>`)",
     "chk_": "Checks rows", "checks_ok": "the master check",
@@ -146,7 +148,8 @@ def _refuse_clashes(line_items: Sequence[LineItem]) -> None:
 
     unique("id", [li.id for li in line_items])
     unique("sheet title", list(FRAME_TITLES) + [li.fixed_title for li in line_items if li.fixed_title])
-    unique("line id", [TOTAL.id] + [line.id for li in line_items for line in li.known_lines])
+    unique("line id", [TOTAL.id] + [line.id for line in gap.LINES] + [line.id for li in line_items
+                                                                       for line in li.known_lines])
     _refuse_shared_prefixes(line_items)
     unique("plan key", list(Plan.model_fields) + [li.section.key for li in line_items if li.section])
 
@@ -157,7 +160,8 @@ _refuse_clashes(tuple(LINE_ITEMS))
 def built_in_lines() -> dict[str, str]:
     """Line id -> whose it is, for every line a built-in item may report and the total: a plan's further
     `items` of one of these ids take `<id>_item` as their line (`items.line_ids`)."""
-    return base.built_in_lines(LINE_ITEMS)
+    return base.built_in_lines(LINE_ITEMS) | {line.id: f"`{line.label}` (the gap to the cheapest)"
+                                               for line in gap.LINES}
 
 
 def reserved_line_ids() -> set[str]:

@@ -56,14 +56,42 @@ def people_days(r: Any) -> float:
     return sum(getattr(r, key) for key in DAYS) + r.debugging_days_per_month * r.months
 
 
+def _paid(view: MarketView, w: Any) -> tuple[float, Any]:
+    """The workload's compute on the market and the reliability block of the market it pays (or None)."""
+    done = compute.workload_compute(view, w)
+    return done.cost, next(m for m in view.plan.markets if m.id == done.pays).reliability
+
+
 def _workload_cost(view: MarketView, w: Any) -> float:
-    pays = next(m for m in view.plan.markets if m.id == compute.workload_compute(view, w).pays)
-    return compute.workload_compute(view, w).cost * overhead_share(pays.reliability)
+    cost, r = _paid(view, w)
+    return cost * overhead_share(r)
 
 
 def _days_cost(view: MarketView) -> float:
     days = sum(people_days(m.reliability) for m in markets_used(view.plan, view.market))
     return days * view.plan.people.engineering_day_cost
+
+
+def parts(view: MarketView) -> dict[str, float]:
+    """The line split as the gap to the cheapest market reads it (`gap.py`), each part computed on its own:
+    goodput (the hours redone, lost / goodput of the compute), verification (redundant and rejected work, the
+    vetting days) and the rest, overheads (support less SLA credits, setup and debugging days)."""
+    out = {"goodput": 0.0, "verification": 0.0, "overheads": 0.0}
+    for w in view.plan.workloads:
+        cost, r = _paid(view, w)
+        if r is None:
+            continue
+        lost = lost_share(r)
+        out["goodput"] += cost * lost / (ONE - lost)
+        out["verification"] += cost * (r.redundant_share + r.rejected_share)
+        out["overheads"] += cost * (r.support_share - r.sla_credit_share)
+    day = view.plan.people.engineering_day_cost
+    for m in markets_used(view.plan, view.market):
+        r = m.reliability
+        if r is not None:
+            out["verification"] += r.vetting_days * day
+            out["overheads"] += (r.setup_days + r.debugging_days_per_month * r.months) * day
+    return out
 
 
 def reference(view: MarketView) -> dict[str, float]:
@@ -97,7 +125,7 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                       "support, SLA credits, verification, and the people-days it takes.")
     money0 = st.money(plan.currency)
     of = lambda w, key: lambda m: _name(plan, inp, paying_market(plan, w, m), key)  # noqa: E731
-    costs = []
+    costs, goodputs, verifies = [], [], []
     for w in plan.workloads:
         name = f"rel_{w.id}"
         sheet.section(f"Workload: {w.label or w.id} ({w.id})")
@@ -114,6 +142,14 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                           sla=of(w, "sla_credit_share"))
         costs.append(sheet.row("Reliability and verification", plan.currency, money0, "={compute}*{share}",
                                f"{name}_cost", item=LINE.id, compute=CellOf(f"cmp_{w.id}_compute"), share=share))
+        # the gap to the cheapest market (`gap.py`) reads two parts of it apart: goodput and verification
+        goodputs.append(sheet.row("of which goodput (compute x lost / goodput)", plan.currency, money0,
+                                  "={compute}*{lost}/{goodput}", f"{name}_goodput_cost",
+                                  compute=CellOf(f"cmp_{w.id}_compute"), lost=lost, goodput=goodput))
+        verifies.append(sheet.row("of which verification (compute x (redundant + rejected))", plan.currency,
+                                  money0, "={compute}*({redundant}+{rejected})", f"{name}_verify_cost",
+                                  compute=CellOf(f"cmp_{w.id}_compute"), redundant=of(w, "redundant_share"),
+                                  rejected=of(w, "rejected_share")))
         sheet.gap()
     sheet.section("People-days of the markets used (each once)")
 
@@ -129,9 +165,15 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                          cost=inp[("people", "engineering_day_cost")])
     people = sheet.row("People-days", plan.currency, money0, "={days}*{cost}", "rel_people", item=LINE.id,
                        days=day_rows, cost=day_cost)
+    vetting = sheet.row("of which vetting days (verification)", "days", st.COUNT, "={days}", "rel_vetting_days",
+                        days=lambda m: "+".join(_name(plan, inp, u, "vetting_days") for u in markets_used(plan, m))
+                        or "k_none")
     sheet.gap()
     sheet.row(LINE.label, plan.currency, money0, "=SUM({parts})+{people}", LINE.id, kind="figure", item=LINE.id,
               parts=Rows(tuple(costs)), people=people)
+    sheet.row("of which goodput", plan.currency, money0, "=SUM({parts})", "rel_goodput", parts=Rows(tuple(goodputs)))
+    sheet.row("of which verification (with the vetting days)", plan.currency, money0, "=SUM({parts})+{days}*{cost}",
+              "rel_verification", parts=Rows(tuple(verifies)), days=vetting, cost=day_cost)
 
 
 def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:

@@ -72,6 +72,12 @@ SHOW = {
     # with a `serving` section: per market, its physics (those of a served model only with one) and price
     # with an owned market: per owned market, its expense by part and its answers (`reference.ownership`)
     "optional": {"workbook": STRING,
+                 # two markets or more: the gap to the cheapest by category (`lineitems/gap.py`), base case
+                 "gap": obj({"cheapest": STRING, "categories": array(STRING),
+                             "by_market": mapping(obj({"gpu_price": NUMBER, "utilization": NUMBER, "goodput": NUMBER,
+                                                       "failed_runs": NUMBER, "overheads": NUMBER,
+                                                       "verification": NUMBER, "storage_egress": NUMBER,
+                                                       "people": NUMBER, "total": NUMBER}))}),
                  "ownership": array(obj({
                      "market": STRING, "purchase": NUMBER, "depreciation": NUMBER, "energy": NUMBER,
                      "facility": NUMBER, "maintenance": NUMBER, "financing": NUMBER, "overflow": NUMBER,

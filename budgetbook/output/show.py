@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 from typing import TextIO
 
+from ..lineitems.gap import LINES as GAP_LINES
 from ..lineitems.registry import beside_total_ids
 from ..lineitems.stages import PER_EXPERIMENT, STAGES, per_budget
 from ..lineitems.units import EXPERIMENT_BUDGET
@@ -71,12 +72,14 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
         table.add_column(Text(visible(labels[market])), justify="right", min_width=max(widest, 12))
     by = {(f.item, f.market): f for f in breakdown.figures}
     items = list(dict.fromkeys(f.item for f in breakdown.figures))
-    beside_total = beside_total_ids()
-    for beside in (False, True):
-        shown = [item for item in items if (item in beside_total) == beside]
+    beside_total, gaps = beside_total_ids(), {line.id for line in GAP_LINES}
+    groups = ([i for i in items if i not in beside_total and i not in gaps], [i for i in items if i in beside_total],
+              [i for i in items if i in gaps])
+    for group, shown in enumerate(groups):
+        beside = group > 0
         if beside and shown:
             table.add_section()
-            table.add_row(Text("beside the total, not added to it:", style="italic"))
+            table.add_row(Text(GROUP_TITLES[group], style="italic"))
         for item in shown:
             figures = [by.get((item, market)) for market in breakdown.markets]
             label = next(f.label for f in figures if f is not None)
@@ -103,6 +106,8 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
     render_physics_table(breakdown.source, out)
 
 
+GROUP_TITLES = ("", "beside the total, not added to it:",
+                "the gap to the cheapest, by category (adds up to what the cheapest saves):")
 # what a figure beside the total is, so nobody reads it as missing from the total (issue 13)
 BESIDE_NOTES = {"final_run": " (inside Compute)", "serving": " (after training, never added)",
                 "serving_api": " (the same tokens bought, an alternative)",

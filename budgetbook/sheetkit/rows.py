@@ -164,6 +164,10 @@ class CalcSheet:
                 raise ValueError(f"a list cannot be one of CHOOSE's choices: {text!r}")
         return f"CHOOSE({self.sheet.ref(self._counter(), col, self.sheet.title)},{','.join(column_texts)})"
 
+    def counter(self) -> int:
+        """The market-number row (written once, when a row first needs it): a formula may pick by it."""
+        return self._counter()
+
     def _counter(self) -> int:
         """The market-number row (written once, when a row first needs it)."""
         sheet = self.sheet

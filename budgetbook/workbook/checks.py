@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..ledger.invoices import actuals_checks
 from ..ledger.model import Actuals
 from ..ledger.sheets import variance_checks
+from ..lineitems import gap
 from ..lineitems.registry import TOTAL, development_lines, lines
 from ..plan.model import Plan
 from ..sheetkit.grid import Blueprint, Sheet
@@ -43,6 +44,11 @@ def build_checks(book: Blueprint, plan: Plan, inp: Inputs, actuals: Actuals | No
         check("Totals", "Procurement total equals the total", market_title(plan, m.id),
               f"=ABS({book.ref(f'prc_total_{m.id}', sheet)}-{total})<=k_tolerance*ABS({total})",
               f"chk_procurement_{m.id}", m.id)
+        if len(plan.markets) > 1:
+            gaps = "+".join(f"{line.id}_{m.id}" for line in gap.LINES)
+            check("Totals", "The gap by category adds up to what the cheapest saves", market_title(plan, m.id),
+                  f"=ABS({book.ref(f'prc_diff_{m.id}', sheet)}-({gaps}))<=k_tolerance*ABS({total})",
+                  f"chk_gap_{m.id}", m.id)
     for line in development_lines(plan) + [TOTAL]:
         for m in plan.markets:
             months = book.ref(f"cf_{line.id}_{m.id}", sheet)

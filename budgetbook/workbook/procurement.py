@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..lineitems import gap
 from ..lineitems.registry import beside_lines, development_lines
 from ..plan.model import Plan
 from ..sheetkit import style as st
@@ -19,7 +20,7 @@ def build_procurement(book: Blueprint, plan: Plan) -> None:
     first, last = col_letters(FIRST_COL), col_letters(FIRST_COL + len(plan.markets) - 1)
     sheet.section("Compute bought")
     alloc = sheet.row("Allocated GPU-hours", "GPU-hours", st.HOURS, "={alloc}", "prc_alloc", alloc=CellOf("cmp_alloc"))
-    sheet.row("Average price per GPU-hour (compute / allocated hours)", f"{plan.currency}/GPU-hour", money2,
+    price = sheet.row("Average price per GPU-hour (compute / allocated hours)", f"{plan.currency}/GPU-hour", money2,
               "=IF({alloc}=k_none,k_none,{compute}/{alloc})", "prc_avg_price", alloc=alloc, compute=NameOf("compute"))
     sheet.gap()
     sheet.section("Development cost")
@@ -32,6 +33,7 @@ def build_procurement(book: Blueprint, plan: Plan) -> None:
     sheet.row(f"{SAVES} (%)", "%", st.PERCENT, "=IF({total}>k_none,{diff}/{total},k_none)", "prc_diff_pct",
               total=total, diff=diff)
     sheet.sheet.lowest_in_row.append(f"{first}{total}:{last}{total}")
+    gap.procurement_rows(sheet, plan, [line.id for line in development_lines(plan)], total, alloc, price)
     beside = beside_lines(plan)
     if beside:
         sheet.gap()

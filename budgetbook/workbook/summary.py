@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..lineitems import final_run, stages
+from ..lineitems import final_run, gap, stages
 from ..lineitems.registry import TOTAL, beside_lines, development_lines
 from ..markets import owned_book
 from ..plan.model import Plan
@@ -48,6 +48,7 @@ def build_summary(book: Blueprint, plan: Plan) -> None:
             sheet.row(f"Experiments per 10,000 {plan.currency}", "runs", st.COUNT, "={per}",
                       "sum_experiments_per_budget", per=NameOf(stages.PER_BUDGET))
         sheet.gap()
+    gap.summary_rows(sheet, plan)  # why each other market costs more than the cheapest, by category
     owned_book.summary_rows(sheet, plan)  # own or rent: the break-even utilization, where the plan owns a cluster
     if f"{final_run.TOKENS}_{plan.markets[0].id}" in book.specs:
         _per_million_tokens(sheet, plan, total, final_row)
