@@ -107,7 +107,8 @@ def sheets_table() -> str:
             "One per further item" if li.section is not None and li.section.key == "items" else "(on `Compute`)")
         entries.append((title, li.doc))
     entries += [("`Summary`", "every figure per market, the three magnitudes apart, a chart"),
-                ("`Procurement`", "markets side by side, the cheapest total highlighted"),
+                ("`Procurement`", "markets side by side, the cheapest total highlighted, and the gap to it by "
+                                  "category (GPU price, utilization, goodput, ...; `docs/accounting.md`)"),
                 ("`Options`", "build or buy, live: the plan's own model against an API over the serving months, and "
                  "the break-even tokens a month; where the plan prices an API (`docs/planning.md`)"),
                 ("`Cash flow`", "months across: each development line per market (a row per workload or role, spread "

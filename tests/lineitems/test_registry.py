@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from budgetbook.lineitems import registry
+from budgetbook.lineitems import gap, registry
 from budgetbook.lineitems.base import Line
 from budgetbook.lineitems.registry import LINE_ITEMS, reserved_line_ids, reserved_titles
 from budgetbook.plan.model import Plan
@@ -66,7 +66,8 @@ def test_the_registered_prefixes_are_all_apart():
 
 
 def test_reserved_ids_and_titles_come_from_the_items():
-    assert reserved_line_ids() == {"total", "gpu_spend"} | {line.id for li in LINE_ITEMS for line in li.known_lines}
+    assert reserved_line_ids() == {"total", "gpu_spend"} | {line.id for li in LINE_ITEMS for line in li.known_lines} \
+        | {line.id for line in gap.LINES}
     assert {"compute", "failed_runs", "storage_egress", "people", "final_run", "serving", "serving_api",
             "contingency"} <= reserved_line_ids()
     assert {li.fixed_title.lower() for li in LINE_ITEMS if li.fixed_title} <= reserved_titles()
@@ -93,4 +94,5 @@ def test_sheets_and_figures_follow_the_registry(template):
     market = plan.markets[0].id
     items = [f.item for f in compute_breakdown(plan).figures if f.market == market]
     assert items == ([line.id for line in registry.development_lines(plan)] + ["total"]
-                     + [line.id for line in registry.beside_lines(plan)])
+                     + [line.id for line in registry.beside_lines(plan)]
+                     + ([line.id for line in gap.LINES] if len(plan.markets) > 1 else []))

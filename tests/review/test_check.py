@@ -28,6 +28,7 @@ FT = "finetune-13b-lora"
 PRICE = "mkt_hyperscaler_on_demand_price_h100_sxm"      # Inputs!C5, 3.00 in the template
 COMPUTE = "compute_hyperscaler_on_demand"               # Compute!C16 =SUM(C12)
 TOTAL = "total_hyperscaler_on_demand"                   # Summary!C11 =SUM(C7,C8,C9,C10)
+GAP_PRICE = "gap_gpu_price_hyperscaler_on_demand"       # Procurement: the gap to the cheapest, its GPU price
 FIGURE_KEYS = {"name", "item", "market", "value", "reference"}
 
 _CACHE: dict[tuple, tuple[int, str, str]] = {}
@@ -252,7 +253,8 @@ def test_figure_typed_over_is_hardcoded(capsys, edited):
     assert {k: hard[0][k] for k in ("severity", "sheet", "cell", "name", "actual")} == \
         {"severity": "error", "sheet": "Compute", "cell": "C16", "name": COMPUTE, "actual": 150000}
     assert hard[0]["expected"] == "=SUM(C12)"
-    assert {f["name"] for f in findings(data, "mismatch")} == {COMPUTE, TOTAL}
+    # the gap to the cheapest reads the compute too (`lineitems/gap.py`)
+    assert {f["name"] for f in findings(data, "mismatch")} == {COMPUTE, TOTAL, GAP_PRICE}
     assert figures(data)[COMPUTE]["value"] == 150000
     code, out, err = run_cached(capsys, "check", edited["hardcoded"])
     assert code == 1 and err == ""
@@ -267,7 +269,7 @@ def test_formula_altered_is_formula_changed_and_mismatch(capsys, edited):
     assert [(f["sheet"], f["cell"], f["name"], f["expected"], f["actual"]) for f in changed] == \
         [("Compute", "C16", COMPUTE, "=SUM(C12)", "=SUM(C12)*1.1")]
     mismatch = {f["name"]: f for f in findings(data, "mismatch")}
-    assert set(mismatch) == {COMPUTE, TOTAL}
+    assert set(mismatch) == {COMPUTE, TOTAL, GAP_PRICE}
     assert mismatch[COMPUTE]["actual"] == pytest.approx(144000 * 1.1, rel=1e-12)
     assert mismatch[COMPUTE]["expected"] == 144000
 
@@ -373,7 +375,7 @@ def test_legal_review_row_on_people(capsys, lo):
         [("People", "C9", "ppl_team_hyperscaler_on_demand")]
     assert "People!C8" in changed[0]["message"]
     mismatch = {f["name"]: f for f in findings(data, "mismatch")}
-    assert set(mismatch) == {"people_hyperscaler_on_demand", TOTAL}
+    assert set(mismatch) == {"people_hyperscaler_on_demand", TOTAL, "gap_people_hyperscaler_on_demand"}
     values = cell_values(book)
     for name, f in mismatch.items():
         assert f["actual"] == pytest.approx(values[name], rel=1e-9)
