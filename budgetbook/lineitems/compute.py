@@ -5,19 +5,23 @@ FLOPs (FLOP per parameter-token x parameters x tokens) at the GPU's peak; they
 become allocated (paid) hours through a utilization multiplier or / MFU. A
 cluster (GPUs x days x 24) or reported hours are allocated already. Compute =
 allocated hours per run x runs x the price per GPU-hour of the market the
-workload runs on. Over time, a workload's compute is spread evenly over the
-months it runs (`start`, `months`; a cluster runs its `days`).
+workload runs on. Over time, a workload's hours are spread evenly over the
+months it runs (`start`, `months`; a cluster runs its `days`). Where that
+market's prices move (`price_change_per_year`, r), month n's hours pay the
+stated price x (1 + r) ^ ((n + the months from `as_of` to the plan's start) /
+12), and the compute is the stated price's x the run's average price index.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..markets.registry import gpu_price
 from ..plan.model import Plan
 from ..sheetkit import style as st
-from ..sheetkit.cash_flow import CashFlow
+from ..sheetkit.cash_flow import BEGIN_ROW, CashFlow
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, CellOf, Rows
@@ -25,7 +29,7 @@ from .base import GpuHours, GpuHoursCells, Line, LineItem, one_sheet, rule
 from .markets import paying_market, runs_on, shows_paying
 from .phasing import run_window
 from .scenario import MarketView
-from .units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
+from .units import FLOP_PER_TFLOP, HOURS_PER_DAY, MONTHS_PER_YEAR, SECONDS_PER_HOUR
 
 TITLE = "Compute"
 LINE = Line("compute", "Compute", billed="gpu")
@@ -57,6 +61,29 @@ class WorkloadCompute:
     ideal_hours: float | None   # all runs
     allocated_hours: float      # all runs
     cost: float
+    stated_cost: float          # at the prices as stated (`as_of`); `cost` where they do not move
+
+
+def moving(plan: Any) -> bool:
+    """Whether some market's prices move (`price_change_per_year`): compute then has its price index rows."""
+    return any(getattr(m, "price_change_per_year", None) is not None for m in plan.markets)
+
+
+def months_after_as_of(plan: Any) -> int:
+    """Whole months from the prices' date (`as_of`) to the plan's first month; 0 without both."""
+    if plan.as_of is None or plan.start is None:
+        return 0
+    year, month = (int(part) for part in plan.start.split("-"))
+    return (year - plan.as_of.year) * MONTHS_PER_YEAR + month - plan.as_of.month
+
+
+def price_index(view: MarketView, market: Any) -> list[float] | None:
+    """Each month's price / the stated price on `market` (None where its prices do not move)."""
+    change = market.price_change_per_year
+    if change is None:
+        return None
+    offset = months_after_as_of(view.plan)
+    return [(1 + change) ** ((n + offset) / MONTHS_PER_YEAR) for n in range(view.months)]
 
 
 def workload_compute(view: MarketView, workload: Any) -> WorkloadCompute:
@@ -64,16 +91,27 @@ def workload_compute(view: MarketView, workload: Any) -> WorkloadCompute:
     runs = runs_on(workload, view.market)
     ideal, allocated = hours_per_run(workload)
     allocated_hours = allocated * runs
-    return WorkloadCompute(pays.id, runs, None if ideal is None else ideal * runs, allocated_hours,
-                           allocated_hours * gpu_price(pays, workload.gpu))
+    stated = allocated_hours * gpu_price(pays, workload.gpu)
+    index = price_index(view, pays)
+    cost = stated if index is None else stated * sum(
+        share * i for share, i in zip(view.spread(1, run_window(view.plan, workload)), index, strict=True))
+    return WorkloadCompute(pays.id, runs, None if ideal is None else ideal * runs, allocated_hours, cost, stated)
 
 
 def reference(view: MarketView) -> dict[str, float]:
     return {LINE.id: sum(workload_compute(view, w).cost for w in view.plan.workloads)}
 
 
+def _months(view: MarketView, workload: Any) -> list[float]:
+    done = workload_compute(view, workload)
+    index = price_index(view, paying_market(view.plan, workload, view.market))
+    if index is None:
+        return view.spread(done.cost, run_window(view.plan, workload))
+    return [m * i for m, i in zip(view.spread(done.stated_cost, run_window(view.plan, workload)), index, strict=True)]
+
+
 def monthly(view: MarketView) -> dict[str, list[float]]:
-    months = [view.spread(workload_compute(view, w).cost, run_window(view.plan, w)) for w in view.plan.workloads]
+    months = [_months(view, w) for w in view.plan.workloads]
     return {LINE.id: [sum(month) for month in zip(*months, strict=True)]}
 
 
@@ -113,8 +151,16 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
         _physics_rows(sheet, inp, w, key, name, per_run)
         price = sheet.row(f"Price per GPU-hour ({w.gpu})", f"{plan.currency}/GPU-hour", money2, "={price}",
                           f"{name}_price", price=lambda m: inp.price(paying_market(plan, w, m), w.gpu))
-        computes.append(sheet.row("Compute", plan.currency, money0, "={alloc}*{price}", f"{name}_compute",
-                                  item=LINE.id, alloc=alloc, price=price))
+        if moving(plan):  # the run's average price index, from the Cash flow's months (`cash_flow` below)
+            stated = sheet.row("Compute at the prices as stated (as_of)", plan.currency, money0, "={alloc}*{price}",
+                               f"{name}_stated", alloc=alloc, price=price)
+            index = sheet.row("Average price index over the run (Cash flow)", "x stated", st.SHARE, "={index}",
+                              f"{name}_price_index", index=partial(_index_name, plan, w))
+            computes.append(sheet.row("Compute", plan.currency, money0, "={stated}*{index}", f"{name}_compute",
+                                      item=LINE.id, stated=stated, index=index))
+        else:
+            computes.append(sheet.row("Compute", plan.currency, money0, "={alloc}*{price}", f"{name}_compute",
+                                      item=LINE.id, alloc=alloc, price=price))
         allocs.append(alloc)
         sheet.gap()
     sheet.section("All workloads")
@@ -185,8 +231,44 @@ def _physics_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name: str, 
                   days=inp[key + ("deadline_days",)])
 
 
+def _index_name(plan: Plan, w: Any, market: Any) -> str:
+    """The run's average price index on the Cash flow (`cf_pidx_<workload>_<market>`), or the named one."""
+    moves = paying_market(plan, w, market).price_change_per_year is not None
+    return f"cf_pidx_{w.id}_{market.id}" if moves else "k_one"
+
+
 def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
-    cf.per_run(TITLE, plan, LINE, "compute", "cmp_{w}_compute_{m}", "cf_cmp")
+    if not moving(plan):
+        cf.per_run(TITLE, plan, LINE, "compute", "cmp_{w}_compute_{m}", "cf_cmp")
+        return
+    cf.section("Price index: each month's price / the price as stated (as_of)")
+    offset = cf.constant("Months from the prices' date (as_of) to the plan's start", months_after_as_of(plan),
+                         "cf_months_after_as_of", "months")
+    index = {m.id: cf.row(f"Price index: {m.label or m.id} ((1 + change a year) ^ (months after as_of / 12))",
+                          "=(k_one+{change})^(({begin}+{offset})/k_months_per_year)", f"cf_pi_{m.id}", m,
+                          {"change": inp.market(plan, m, "price_change_per_year"), "begin": BEGIN_ROW,
+                           "offset": offset}, total=False, unit="x stated", fmt=st.SHARE)
+             for m in plan.markets if m.price_change_per_year is not None}
+    cf.gap()
+    cf.section(TITLE)
+    for m in plan.markets:
+        moves = [(w, index[paying_market(plan, w, m).id]) for w in plan.workloads
+                 if paying_market(plan, w, m).id in index]
+        for w, pi in moves:  # the Total column is the run's average price index, which Compute reads
+            cf.row(f"{w.label or w.id}: price index x share of the run", "={flag}*{index}", f"cf_pidx_{w.id}_{m.id}",
+                   m, {"flag": cf.flags[f"run_{w.id}"], "index": pi}, unit="x stated", fmt=st.SHARE)
+        rows = []  # a line's rows are contiguous, just above it
+        for w in plan.workloads:
+            flag, pays = cf.flags[f"run_{w.id}"], paying_market(plan, w, m)
+            if pays.id in index:
+                rows.append(cf.row(f"{w.label or w.id}: compute", "={stated}*{flag}*{index}",
+                                   f"cf_cmp_{w.id}_{m.id}", m, {"stated": f"cmp_{w.id}_stated_{m.id}", "flag": flag,
+                                                                "index": index[pays.id]}, item=LINE.id, total=False))
+            else:
+                rows.append(cf.spread(f"{w.label or w.id}: compute", f"cmp_{w.id}_compute_{m.id}", flag,
+                                      f"cf_cmp_{w.id}_{m.id}", m, LINE.id))
+        cf.line(LINE.id, LINE.label, m, rows)
+    cf.gap()
 
 
 def gpu_hours_cells(plan: Plan, market: Any) -> list[GpuHoursCells]:

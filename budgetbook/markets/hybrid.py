@@ -38,6 +38,9 @@ def check(market: Any) -> None:
     if market.reliability is not None:
         raise ValueError("a hybrid market pays the reliability of the markets it assigns: give `reliability` "
                          "on them")
+    if market.price_change_per_year is not None:
+        raise ValueError("a hybrid market pays the prices of the markets it assigns, as they move: give "
+                         "`price_change_per_year` on them")
 
 
 def validate(plan: Any, m: int, market: Any, checked: Checked) -> None:
@@ -98,6 +101,7 @@ KIND = MarketKind(
     id="hybrid", doc=__doc__ or "", key="hybrid", annotation=Hybrid | None, priced=False,
     schema_rules=(when(given("hybrid"), {"properties": {"gpu_prices": {"maxProperties": 0},
                                                         "storage_per_gb_month": ZERO, "egress_per_gb": ZERO},
-                                         "not": given("reliability")}),),
+                                         "not": {"anyOf": [given("reliability"),
+                                                           given("price_change_per_year")]}}),),
     check=check, validate=validate, check_serving=check_serving, paying=paying, runs_key=runs_key,
     serving=serving, used=used, shows_paying=True, header=header, input_cells=input_cells)

@@ -69,6 +69,7 @@ ITEM = LineItem(id="ownership", doc=rule(owned_rule.__doc__), known_lines=(*owne
 
 KIND = MarketKind(
     id="owned", doc=__doc__ or "", key="owned", annotation=Owned | None, check=check, validate=_validate,
-    schema_rules=(when(given("owned"), not_given("reliability")),),  # its downtime is its availability
+    # its downtime is its availability, its cost its purchase and running costs
+    schema_rules=(when(given("owned"), not_given("reliability", "price_change_per_year")),),
     serving=serving, gpu_price=gpu_price, gpu_price_name=gpu_price_name, rate=rate, rate_name=rate_name,
     header=header, input_cells=owned_book.input_cells, line_items=(ITEM,))

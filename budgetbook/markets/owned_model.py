@@ -136,6 +136,9 @@ def check(market: Any) -> None:
     if market.reliability is not None:
         raise ValueError("an owned market's downtime is its availability (`owned:`), not `reliability:`: "
                          "remove `reliability`, or give it on the rented markets")
+    if market.price_change_per_year is not None:
+        raise ValueError("an owned cluster's cost is its purchase and running costs (`owned:`), not a price that "
+                         "moves: remove `price_change_per_year`, or give it on the rented markets")
     if market.owned.gpu in market.gpu_prices:
         raise ValueError(f"`gpu_prices.{market.owned.gpu}`: an owned market's own GPU has no price per hour "
                          "(its hours are paid by the cluster's lines); remove it")

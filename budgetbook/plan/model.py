@@ -285,6 +285,9 @@ class Market(Strict):
     egress_per_gb: Price = Num.of(0)
     extra_engineering_days: Annotated[Num, num(0, 3650, unit="days")] = Num.of(0)
     reliability: Reliability | None = None
+    price_change_per_year: Annotated[Num, num(-0.9, 1, unit="share a year", description=(
+        "the change of its GPU prices a year (-0.2: 20 % cheaper a year), applied month by month from `as_of` "
+        "(else the plan's start) to the compute bought each month"))] | None = None
     # its kind (`markets.registry.kind_of`): a property of the full model, which the sheet kit asks of a
     # market without importing the registry above it
     market_kind: ClassVar[Any]

@@ -97,6 +97,16 @@ class CashFlow:
         self.book.formula(self.sheet, row, TOTAL_COL, f"=SUM({first}:{last})", name, fmt=fmt,
                           style="total" if bold else "calc", item=item, market=market)
 
+    def constant(self, label: str, value: float, name: str, unit: str) -> str:
+        """One named constant of this plan (in the Start column), for the rows below to read; returns its name."""
+        sheet, row = self.sheet, self.sheet.row
+        sheet.put(row, 1, label, "label", text=True)
+        sheet.put(row, 2, unit, "unit", text=True)
+        sheet.put(row, START, value, "constant", st.WHOLE)
+        self.book.name(name, sheet, row, START, "constant")
+        sheet.row += 1
+        return name
+
     # --- timing flags -------------------------------------------------------------------------
 
     def flag(self, key: str, label: str, start: str, months: str) -> Flag:
