@@ -128,7 +128,7 @@ def procurement_rows(sheet: CalcSheet, plan: Any, line_ids: list[str], total: in
     money0 = st.money(plan.currency)
     sheet.gap()
     sheet.section("The gap to the cheapest, by category (adds up to what the cheapest saves)")
-    k = sheet.row("The cheapest market's number (the first with the lowest total)", "market", st.COUNT,
+    k = sheet.row("The cheapest market's number (the first with the lowest total)", "market", st.WHOLE,
                   f"={pick}", "prc_gap_cheapest")
 
     def cheapest(row: int) -> str:
@@ -158,12 +158,19 @@ def procurement_rows(sheet: CalcSheet, plan: Any, line_ids: list[str], total: in
                   kind="figure", item=category.line.id, **(refs if parts else {}))
 
 
-def summary_rows(sheet: CalcSheet, plan: Any) -> None:
-    """Summary's links to the gap by category, where the plan has two markets or more."""
+def summary_height(plan: Any) -> int:
+    """The rows Summary keeps free for its links to the gap (written once Procurement has the figures)."""
+    return len(LINES) + 2 if len(plan.markets) > 1 else 0
+
+
+def summary_rows(sheet: CalcSheet, plan: Any, at: int) -> None:
+    """Summary's links to the gap by category, in the rows kept free at `at` (`summary_height`): written after
+    Procurement, so each reads its figure's cell in the same column."""
     if len(plan.markets) < 2:
         return
+    after, sheet.sheet.row = sheet.sheet.row, at
     money0 = st.money(plan.currency)
     sheet.section("The gap to the cheapest, by category (adds up to what the cheapest saves; see Procurement)")
     for line in LINES:
         sheet.row(line.label, plan.currency, money0, "={gap}", f"sum_{line.id}", gap=NameOf(line.id))
-    sheet.gap()
+    sheet.sheet.row = after

@@ -11,6 +11,7 @@ from .. import __version__
 from ..ledger.embed import embed_actuals
 from ..ledger.model import Actuals
 from ..ledger.sheets import build_actuals_sheets
+from ..lineitems import gap
 from ..lineitems.registry import LINE_ITEMS
 from ..physics.model import physics_rows
 from ..plan.comments import input_comments
@@ -20,6 +21,7 @@ from ..sheetkit.cash_flow import TITLE as CASH_FLOW
 from ..sheetkit.embed import SHEET, embed_plan, read_embedded_plan
 from ..sheetkit.grid import Blueprint, CellSpec
 from ..sheetkit.names import Inputs
+from ..sheetkit.rows import CalcSheet
 from .about import build_about
 from .cash_flow import build_cash_flow
 from .checks import build_checks
@@ -48,8 +50,9 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
     build_inputs(book, plan, inp.cells, notes)
     for item in LINE_ITEMS:
         item.build(book, plan, inp)
-    build_summary(book, plan)
+    gap_at = build_summary(book, plan)
     build_procurement(book, plan)
+    gap.summary_rows(CalcSheet.resume(book, plan, "Summary"), plan, gap_at)  # the figures are on Procurement
     build_options(book, plan, inp)
     build_cash_flow(book, plan, inp)
     build_sensitivity(book, plan)

@@ -21,7 +21,8 @@ ROW_HEIGHT_CM = 1.4  # the line-item chart's height per line item
 ROW_CM = 0.53        # a default row (15 pt) in centimetres
 
 
-def build_summary(book: Blueprint, plan: Plan) -> None:
+def build_summary(book: Blueprint, plan: Plan) -> int:
+    """Summary, but its links to the gap by category; returns the row they go in (`gap.summary_rows`)."""
     sheet = CalcSheet(book, plan, "Summary", "output", f"Summary: {plan.name}",
                       "Three magnitudes, never mixed: the compute of the final run, the total "
                       "development cost, and the serving cost paid afterwards.")
@@ -48,7 +49,8 @@ def build_summary(book: Blueprint, plan: Plan) -> None:
             sheet.row(f"Experiments per 10,000 {plan.currency}", "runs", st.COUNT, "={per}",
                       "sum_experiments_per_budget", per=NameOf(stages.PER_BUDGET))
         sheet.gap()
-    gap.summary_rows(sheet, plan)  # why each other market costs more than the cheapest, by category
+    gap_at = sheet.sheet.row  # why each other market costs more than the cheapest: linked once Procurement is built
+    sheet.sheet.row += gap.summary_height(plan)
     owned_book.summary_rows(sheet, plan)  # own or rent: the break-even utilization, where the plan owns a cluster
     if f"{final_run.TOKENS}_{plan.markets[0].id}" in book.specs:
         _per_million_tokens(sheet, plan, total, final_row)
@@ -72,6 +74,7 @@ def build_summary(book: Blueprint, plan: Plan) -> None:
     # printed, the figures fill a page and each chart has a page of its own, never cut across two
     sheet.sheet.page_breaks += [sheet.sheet.row - 1, below - 1]
     sheet.sheet.more_charts.append(market_chart(sheet.sheet, plan, total, ends, below))
+    return gap_at
 
 
 def _per_million_tokens(sheet: CalcSheet, plan: Plan, total: int, final_row: int | None) -> None:

@@ -53,13 +53,13 @@ def test_scratch_sheet_and_helper_cell_typed_in_libreoffice_are_the_users(capsys
         {"op": "set_formula", "sheet": "My notes", "cell": "B1", "formula": "=Summary!C20*-0.05"},
         {"op": "set_formula", "sheet": "My notes", "cell": "B2", "formula": "=SUM(Summary!C16:C19)"},
         {"op": "unprotect", "sheet": "Summary"},
-        {"op": "type", "sheet": "Summary", "cell": "C40", "text": "=C16*-0.05"}])
+        {"op": "type", "sheet": "Summary", "cell": "C60", "text": "=C16*-0.05"}])  # below the figures
     wb = openpyxl.load_workbook(book)
-    assert wb["Summary"]["C40"].value == "=C16*-0.05" and wb["My notes"]["B1"].value.startswith("=")
+    assert wb["Summary"]["C60"].value == "=C16*-0.05" and wb["My notes"]["B1"].value.startswith("=")
     code, report = check_json(capsys, book)
     assert code == 0 and report["ok"], report["findings"]
     own = sorted((f["severity"], f["sheet"], f["cell"]) for f in report["findings"] if f["kind"] == "user_content")
-    assert own == [("info", "My notes", None), ("info", "Summary", "C40")], report["findings"]
+    assert own == [("info", "My notes", None), ("info", "Summary", "C60")], report["findings"]
     assert all(f["severity"] == "info" for f in report["findings"])
     code, out, err = run(capsys, "generate", FT, "-o", book)
     assert code == 2 and "was edited since it was generated" in err and "My notes" in err
