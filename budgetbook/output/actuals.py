@@ -27,8 +27,8 @@ from .emit import console as guarded_console
 from .emit import line as print_line
 from .emit import stdout, warning, wrote
 from .envelope import write_report
-from .plaintext import visible
-from .show import FORMULA_STARTS, money
+from .plaintext import csv_text, visible
+from .show import money
 
 COLUMNS = ("plan", "plan_to_date", "actual", "variance", "variance_pct", "forecast", "at_completion")
 
@@ -54,8 +54,7 @@ def render_variance(report: VarianceReport, fmt: str, threshold: float, out: Tex
 
 
 def _safe(text: str) -> str:
-    text = visible(text)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text  # a spreadsheet would run it (CSV injection)
+    return csv_text(visible(text))  # a spreadsheet would run it (CSV injection)
 
 
 def _csv(report: VarianceReport, threshold: float, out: TextIO) -> None:
@@ -63,7 +62,7 @@ def _csv(report: VarianceReport, threshold: float, out: TextIO) -> None:
     writer.writerow(["market", "item", "label", *COLUMNS, "market_label"])
     for line in report.lines:
         totals = line.totals()
-        writer.writerow([visible(line.market), visible(line.item), _safe(line.label),
+        writer.writerow([_safe(line.market), _safe(line.item), _safe(line.label),
                          *(repr(totals[c]) if c in totals else "" for c in COLUMNS), _safe(report.label(line.market))])
 
 
