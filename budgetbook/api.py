@@ -339,12 +339,12 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
     return import_bills(book, bills, out, mapping=mapping, force=force)
 
 
-def reforecast(book: PathLike, out: PathLike, *, force: bool = False) -> Reforecast:
-    """Freeze the book's plan as its baseline (a later reforecast keeps it), the current inputs the reforecast
-    (`actuals.reforecast`)."""
+def reforecast(book: PathLike, out: PathLike, *, force: bool = False, from_actuals: bool = False) -> Reforecast:
+    """Freeze the book's plan as its baseline (a later reforecast keeps it), the current inputs (`from_actuals`:
+    re-estimated from the bills' run rate) the reforecast (`actuals.reforecast`)."""
     from .actuals.reforecast import reforecast as make
 
-    return make(book, out, force=force)
+    return make(book, out, force=force, actuals=from_actuals)
 
 
 def book_variance(book: PathLike) -> VarianceReport:

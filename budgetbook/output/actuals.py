@@ -1,4 +1,4 @@
-"""`budgetbook variance` and `budgetbook actuals` output: table, JSON, CSV and markdown.
+"""`budgetbook variance`, `budgetbook actuals` and `budgetbook reforecast` output: table, JSON, CSV and markdown.
 
 `actuals` prints one summary line per batch of bills imported (named by its invoice key:
 ProviderName, BillingAccountId, InvoiceId as the bill has them) and `Wrote OUT`, or its JSON;
@@ -22,6 +22,7 @@ import csv
 from typing import TextIO
 
 from ..actuals.api import ImportResult
+from ..actuals.reforecast import Reforecast
 from ..ledger.variance import VarianceReport
 from .emit import console as guarded_console
 from .emit import line as print_line
@@ -43,6 +44,15 @@ def render_import(result: ImportResult, fmt: str) -> None:
     for summary in result.summary():
         print_line(visible(summary))
     wrote(result.written)
+
+
+def render_reforecast(result: Reforecast, fmt: str) -> None:
+    """`reforecast`: a summary line (and, `--from-actuals`, what it re-estimated), or the JSON."""
+    if fmt == "json":
+        write_report("reforecast", result.as_json())
+        return
+    for summary in result.summary():
+        print_line(visible(summary))
 
 
 def render_variance(report: VarianceReport, fmt: str, threshold: float, out: TextIO | None = None, *,

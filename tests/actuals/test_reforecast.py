@@ -11,6 +11,7 @@ here by hand from the bills and the plan's GPU-hours.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from decimal import Decimal
 from pathlib import Path
 
@@ -127,3 +128,77 @@ def test_cli_reforecast(capsys, books, tmp_path):
     assert sha(d / "rf2.xlsx") == before
     code, _, err = run(capsys, "reforecast", d / "rf2.xlsx", "-o", d / "rf2.xlsx")
     assert code == 2 and "overwrite the input" in err and sha(d / "rf2.xlsx") == before
+
+
+# --- --from-actuals: the current inputs re-estimated from the bills' run rate ---------------------------------
+
+@pytest.fixture(scope="module")
+def from_actuals(books):
+    d, *_ = books
+    result = reforecast(d / "billed.xlsx", d / "rfa.xlsx", today=dt.date(2026, 3, 5), actuals=True)
+    later = reforecast(d / "rfa.xlsx", d / "rfa2.xlsx", today=dt.date(2026, 4, 1))
+    return d, result, later
+
+
+def test_from_actuals_the_inputs_are_the_run_rate_computed_by_hand(from_actuals):
+    d, result, _ = from_actuals
+    rows = focus_rows()
+    # the bills, by hand (as above): the GPU-hours billed and the price paid for them
+    hours = float(sum((Decimal(str(r["ConsumedQuantity"])) * 8 for r in rows if r["SkuId"] == "p5.48xlarge"),
+                      Decimal(0)))
+    compute = sum((Decimal(str(r["BilledCost"])) for r in rows
+                   if (r["ServiceName"] == "Amazon EC2" and str(r["SkuId"]).startswith("p5"))
+                   or r["ChargeCategory"] in ("Purchase", "Credit", "Tax")), Decimal(0))
+    paid = float(compute) / hours
+    # the plan, by hand: $3.80 a GPU-hour planned; January's hours are the ablations' 2,100 x 5 runs x 1.25
+    # (waste), February's the pretrain's first month, as the billed book's own sheet computes them
+    before = evaluate_workbook(d / "billed.xlsx")
+    to_date = before[f"var_gpuh_plan_to_date_{M}"]
+    assert before[f"var_gpuh_plan_{M}_m1"] == pytest.approx(2100 * 5 * 1.25, rel=1e-12)
+    ratio = hours / to_date
+    after = evaluate_workbook(d / "rfa.xlsx")
+    assert after[PRICE] == pytest.approx(3.80 * paid / 3.80, rel=1e-12)
+    assert after[f"{PRICE}_low"] == pytest.approx(3.40 * paid / 3.80, rel=1e-12)
+    assert after["wl_pretrain_mfu"] == pytest.approx(0.50 / ratio, rel=1e-12)
+    assert after["wl_ablations_allocated_gpu_hours"] == pytest.approx(2100 * ratio, rel=1e-12)
+    assert after["wl_pretrain_waste"] == before["wl_pretrain_waste"]  # the rest of the plan as it was
+    # so the reforecast plans, to date, the hours billed at the price paid, and the run rate is what it was
+    assert after[f"var_gpuh_plan_to_date_{M}"] == pytest.approx(hours, rel=1e-9)
+    assert after[f"var_price_plan_{M}"] == pytest.approx(paid, rel=1e-12)
+    assert after[f"ver_eac_run_rate_{M}"] == pytest.approx(before[f"ver_eac_run_rate_{M}"], rel=1e-9)
+    rr = result.run_rate
+    assert rr is not None and rr.ratio == pytest.approx(ratio, rel=1e-9)
+    assert set(rr.changed) == {"markets[0].gpu_prices.H100_SXM", "workloads[0].mfu",
+                               "workloads[1].allocated_gpu_hours"}
+
+
+def test_from_actuals_keeps_the_baseline_and_shows_both_variances(from_actuals):
+    d, result, later = from_actuals
+    assert result.first and later.baseline.reforecasts == ("2026-03-05", "2026-04-01")
+    assert later.baseline.digest == result.baseline.digest
+    for book in ("rfa.xlsx", "rfa2.xlsx"):
+        report = check_workbook(d / book)
+        assert report.ok, [f.message for f in report.findings if f.severity == "error"]
+    values = evaluate_workbook(d / "rfa2.xlsx")
+    frozen = compute_monthly(open_book(d / "billed.xlsx").plan)
+    for row in frozen.rows:
+        if row.item == "total" and row.market == M:
+            assert [values[f"bl_total_{M}_m{n}"] for n in range(1, len(row.values) + 1)] == pytest.approx(
+                row.values, rel=1e-12, abs=1e-9)
+    actual = values[f"var_total_{M}_actual"]
+    assert values[f"ver_vs_baseline_{M}"] == pytest.approx(actual - values[f"ver_baseline_to_date_{M}"], rel=1e-12)
+    assert values[f"ver_vs_reforecast_{M}"] == pytest.approx(actual - values[f"var_total_{M}_plan_to_date"],
+                                                             rel=1e-12)
+    assert values[f"ver_eac_plan_{M}"] != pytest.approx(values[f"ver_baseline_{M}"])
+
+
+def test_cli_from_actuals_json_and_a_book_without_bills(capsys, books, tmp_path):
+    d, *_ = books
+    code, out, err = run(capsys, "reforecast", d / "billed.xlsx", "-o", tmp_path / "a.xlsx", "--from-actuals",
+                         "--format", "json")  # `run` holds the JSON to the published schema
+    report = json.loads(out)
+    assert code == 0 and report["command"] == "reforecast" and report["froze"] is True
+    assert report["from_actuals"]["gpu_hours"]["ratio"] < 1 and "workloads[0].mfu" in report["from_actuals"]["inputs"]
+    code, _, err = run(capsys, "reforecast", d / "plan.xlsx", "-o", tmp_path / "b.xlsx", "--from-actuals")
+    assert code == 2 and "--from-actuals: the book has no bills" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "b.xlsx").exists()
