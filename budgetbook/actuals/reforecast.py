@@ -79,7 +79,7 @@ def reforecast(book: PathLike, out: PathLike, *, force: bool = False, today: dt.
         stage("freezing the baseline")
         frozen = opened.plan
         baseline = baseline_of(compute_monthly(frozen), [(m.id, m.label or m.id) for m in frozen.markets],
-                               today.isoformat())
+                               today.isoformat(), opened.plan_text)
     else:
         baseline = held_baseline
         if baseline.digest != baseline.expected_digest():
