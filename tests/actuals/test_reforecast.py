@@ -5,7 +5,8 @@ After two months of bills (the test export: January and February, AWS and payrol
 book's plan as the Baseline sheet; an input is then raised and the book reforecast again: the baseline's
 figures stay what the first froze (and `check` is OK), both reforecasts keep their dates, the Variance sheet
 shows actual - baseline and actual - reforecast, and the run-rate forecast at completion is the one computed
-here by hand from the bills and the plan's GPU-hours.
+here by hand from the bills and the plan's GPU-hours. `--from-actuals` re-estimates the inputs from the bills
+(checked against the same hand computation), and `diff`/`show` name either version (`BOOK.xlsx@baseline`).
 """
 
 from __future__ import annotations
@@ -202,3 +203,34 @@ def test_cli_from_actuals_json_and_a_book_without_bills(capsys, books, tmp_path)
     code, _, err = run(capsys, "reforecast", d / "plan.xlsx", "-o", tmp_path / "b.xlsx", "--from-actuals")
     assert code == 2 and "--from-actuals: the book has no bills" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "b.xlsx").exists()
+
+
+# --- diff and show name either version: BOOK.xlsx@baseline, BOOK.xlsx@reforecast ---------------------------------
+
+def test_diff_and_show_name_the_baseline_and_the_reforecast(capsys, books, from_actuals):
+    d, *_ = books
+    _, result, _ = from_actuals
+    book = d / "rfa.xlsx"
+    code, out, err = run(capsys, "show", f"{book}@baseline", "--format", "json")
+    assert code == 0, err
+    sheet = evaluate_workbook(book)  # the Baseline sheet's frozen values: the other implementation
+    totals = {f["market"]: f["value"] for f in json.loads(out)["figures"] if f["item"] == "total"}
+    assert totals == pytest.approx({m: sheet[f"bl_total_{m}"] for m in totals}, rel=1e-12)
+    code, now, _ = run(capsys, "show", f"{book}@reforecast", "--format", "json")
+    assert code == 0 and json.loads(now)["figures"] == json.loads(run(capsys, "show", book, "--format", "json")[1])[
+        "figures"]
+    code, out, err = run(capsys, "diff", f"{book}@baseline", f"{book}@reforecast", "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and (report["old"]["kind"], report["new"]["kind"]) == ("baseline", "reforecast")
+    assert {i["key"] for i in report["inputs"]} == {
+        "markets[hyperscaler_commit].gpu_prices.H100_SXM", "workloads[pretrain].mfu",
+        "workloads[ablations].allocated_gpu_hours"}
+    assert report["total"][M]["old"] == pytest.approx(result.baseline.total(M), rel=1e-12)
+    # the baseline is the plan the bills were imported into: nothing changed from that book to it
+    code, out, _ = run(capsys, "diff", d / "billed.xlsx", f"{d / 'rf2.xlsx'}@baseline", "--format", "json")
+    assert code == 0 and json.loads(out)["inputs"] == [] and all(
+        t["delta"] == 0 for t in json.loads(out)["total"].values())
+    code, _, err = run(capsys, "show", f"{d / 'plan.xlsx'}@baseline")
+    assert code == 2 and "the book has no baseline" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run(capsys, "diff", f"{PLAN}@baseline", book)
+    assert code == 2 and "names a version of a workbook" in err
