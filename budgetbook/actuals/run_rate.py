@@ -83,7 +83,8 @@ def from_actuals(plan: Plan, text: str, actuals: Actuals, source: str) -> tuple[
         out.prices[market] = (paid, priced)
         for gpu in plan.markets[index[market]].gpu_prices:
             price: tuple = ("markets", index[market], "gpu_prices", gpu)
-            values[price] = _scaled(cells[price], paid / priced, source)
+            if price in cells:  # every price is an input cell; a key that is not is left as it is
+                values[price] = _scaled(cells[price], paid / priced, source)
     out.hours = (billed, planned)
     if out.ratio is not None:
         for i, workload in enumerate(plan.workloads):
@@ -93,7 +94,8 @@ def from_actuals(plan: Plan, text: str, actuals: Actuals, source: str) -> tuple[
             else:  # ideal hours (stated, or from FLOPs) to allocated: x utilization, or / MFU
                 tail, power = (("utilization",), 1) if workload.utilization is not None else (("mfu",), -1)
             hours_at: tuple = ("workloads", i, *tail)
-            values[hours_at] = _scaled(cells[hours_at], out.ratio ** power, source)
+            if hours_at in cells:
+                values[hours_at] = _scaled(cells[hours_at], out.ratio ** power, source)
     out.changed = {_key(cells[p]): (cells[p].num.base, v.base) for p, v in values.items() if cells[p].num != v}
     if not values:
         return plan, text, out

@@ -234,3 +234,21 @@ def test_diff_and_show_name_the_baseline_and_the_reforecast(capsys, books, from_
     assert code == 2 and "the book has no baseline" in err and len(err.strip().splitlines()) == 1
     code, _, err = run(capsys, "diff", f"{PLAN}@baseline", book)
     assert code == 2 and "names a version of a workbook" in err
+
+
+def test_from_actuals_refuses_an_input_pushed_out_of_its_bounds():
+    """A tenth of the planned hours billed would put the pretrain's MFU at 5: refused, naming the input."""
+    from budgetbook.actuals.run_rate import from_actuals
+    from budgetbook.errors import WorkbookError
+    from budgetbook.ledger.model import Actuals, Batch, Charge
+    from budgetbook.planfile.loader import plan_from_text
+
+    text = PLAN.read_text()
+    plan = plan_from_text(text, str(PLAN))
+    used = Decimal(1312)  # January's plan: 13,125 GPU-hours (the ablations)
+    charge = Charge("2026-01", M, "compute", "", Decimal(5000), used, 1)
+    held = Actuals("USD", (Batch("inv-1", "bill.csv", "generic", "amount", 1, Decimal(5000), (charge,)),))
+    with pytest.raises(WorkbookError) as caught:
+        from_actuals(plan, text, held, "book.xlsx")
+    message = str(caught.value)
+    assert message.startswith("book.xlsx: --from-actuals: workloads[0].mfu") and "at most 1" in message
