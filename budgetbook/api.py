@@ -128,14 +128,15 @@ def show_months(spec: str | Path | None = None, *, strict: bool = False, view: s
 
 def _shown_plan(spec: str | Path | None, strict: bool) -> Plan:
     """The plan `show` prints: a plan file or template, or a workbook's embedded plan with the inputs
-    it holds now (what `extract` would write)."""
+    it holds now (what `extract` would write); `BOOK.xlsx@baseline`: the plan it froze (`review.sides`)."""
     from .planfile.loader import load_plan, plan_from_text
+    from .review.sides import load_side, split_version
 
+    if isinstance(spec, str) and split_version(spec)[1] is not None:  # BOOK.xlsx@baseline, @reforecast
+        return plan_from_text(load_side(spec).text, f"{spec} (a version of the book)", strict=strict)
     if spec is not None and is_workbook_file(Path(spec)):
         from .review.extract import extract_plan_text
-
-        return plan_from_text(extract_plan_text(Path(spec)), f"{spec} (embedded plan, current inputs)",
-                              strict=strict)
+        return plan_from_text(extract_plan_text(Path(spec)), f"{spec} (embedded plan, current inputs)", strict=strict)
     return load_plan(spec, strict=strict)
 
 
@@ -339,12 +340,12 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
     return import_bills(book, bills, out, mapping=mapping, force=force)
 
 
-def reforecast(book: PathLike, out: PathLike, *, force: bool = False) -> Reforecast:
-    """Freeze the book's plan as its baseline (a later reforecast keeps it), the current inputs the reforecast
-    (`actuals.reforecast`)."""
+def reforecast(book: PathLike, out: PathLike, *, force: bool = False, from_actuals: bool = False) -> Reforecast:
+    """Freeze the book's plan as its baseline (a later reforecast keeps it), the current inputs (`from_actuals`:
+    re-estimated from the bills' run rate) the reforecast (`actuals.reforecast`)."""
     from .actuals.reforecast import reforecast as make
 
-    return make(book, out, force=force)
+    return make(book, out, force=force, actuals=from_actuals)
 
 
 def book_variance(book: PathLike) -> VarianceReport:

@@ -335,14 +335,17 @@ def actuals(
 def reforecast(
     book: Annotated[Path, typer.Argument(help="Workbook made by `budgetbook generate`, `actuals` or `reforecast`.")],
     output: Annotated[Path, typer.Option("--output", "-o", help="Workbook to write.")],
+    from_actuals: Annotated[bool, typer.Option("--from-actuals", help="Re-estimate the current inputs from the "
+                                               "bills' run rate: price paid and GPU-hours consumed so far.")] = False,
+    format: Annotated[CheckFormat, typer.Option("--format", "-f", help="Output format.")] = CheckFormat.table,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output file.")] = False,
 ):
     """Keep the book's plan as a frozen Baseline sheet; its current inputs become the reforecast."""
+    from .output.actuals import render_reforecast  # heavy (reference model, rich): off the startup path
 
-    with _progress("reforecast"):
-        result = api.reforecast(book, output, force=force)
-    for summary in result.summary():
-        line(summary)
+    with _progress("reforecast", format.value):
+        result = api.reforecast(book, output, force=force, from_actuals=from_actuals)
+    render_reforecast(result, format.value)
 
 
 @app.command()

@@ -17,7 +17,9 @@ which plan, market and line item it is:
   holds the planned amount, written as the exact decimal of the model's value;
 - `x_Forecast` is `true` on every row, `ChargeDescription` starts `Forecast:`;
 - each market is an alternative way to run the whole plan (its rows are a complete
-  budget), so a reader sums one `x_Market`'s rows, never every row.
+  budget), so a reader sums one `x_Market`'s rows, never every row;
+- a text cell a spreadsheet would run as a formula (a market label starting `=`, `+`,
+  `-`, `@`, a tab or a carriage return) starts with `'` (`output.plaintext.csv_text`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from decimal import Decimal
 from .. import __version__
 from ..errors import PlanError, UsageError
 from ..lineitems.base import TOTAL
+from ..output.plaintext import csv_text
 from ..plan.model import Plan
 from ..plan.timing import _month_text
 from ..reference import compute_monthly
@@ -101,8 +104,8 @@ def dated(plan: Plan, start: str | None) -> Plan:
 def forecast_csv(plan: Plan) -> str:
     """The FOCUS-shaped forecast of a dated `plan` (`dated`) as CSV text (header, then one row per market, line
     item and month)."""
-    labels = {m.id: m.label or m.id for m in plan.markets}
-    items = {r.item: r.label for r in compute_monthly(plan, SCENARIO).rows}
+    labels = {m.id: csv_text(m.label or m.id) for m in plan.markets}  # text a spreadsheet might run: as text
+    items = {r.item: csv_text(r.label) for r in compute_monthly(plan, SCENARIO).rows}
     source = f"budgetbook {__version__} plan {plan.name}" + (f", prices as of {plan.as_of}" if plan.as_of else "")
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=COLUMNS + CUSTOM, lineterminator="\n")

@@ -25,11 +25,12 @@ SHEET = "Baseline"
 TOTAL_COL, FIRST, HEADER_ROW = 3, 4, 4
 
 
-def baseline_of(monthly, markets: list[tuple[str, str]], frozen: str) -> Baseline:
-    """The baseline of a plan's months (`reference.MonthlyBreakdown`, base case), frozen on `frozen`."""
+def baseline_of(monthly, markets: list[tuple[str, str]], frozen: str, plan_text: str = "") -> Baseline:
+    """The baseline of a plan's months (`reference.MonthlyBreakdown`, base case), frozen on `frozen`; `plan_text`
+    the plan's own text, kept beside its figures (and sealed with them)."""
     lines = tuple((r.market, r.item, r.label, tuple(float(v) for v in r.values)) for r in monthly.rows
                   if r.item != TOTAL.id)
-    return Baseline(frozen, monthly.plan, tuple(monthly.months), lines, tuple(markets)).sealed()
+    return Baseline(frozen, monthly.plan, tuple(monthly.months), lines, tuple(markets), plan_text=plan_text).sealed()
 
 
 def build_baseline_sheet(book: Blueprint, currency: str, baseline: Baseline) -> None:

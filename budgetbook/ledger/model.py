@@ -95,19 +95,21 @@ class Baseline:
     markets: tuple[tuple[str, str], ...]                         # (id, label), in the plan's order
     reforecasts: tuple[str, ...] = ()  # ISO dates of each reforecast made against it
     digest: str = ""
+    # the frozen plan's text (the book's embedded plan then), so `diff` and `show` can name BOOK@baseline; ""
+    # in a baseline frozen before it was kept
+    plan_text: str = ""
 
     def expected_digest(self) -> str:
-        body = json.dumps([self.frozen, self.plan, list(self.months),
-                           [[m, i, [repr(v) for v in vs]] for m, i, _, vs in self.lines]], separators=(",", ":"))
+        parts: list = [self.frozen, self.plan, list(self.months),
+                       [[m, i, [repr(v) for v in vs]] for m, i, _, vs in self.lines]]
+        body = json.dumps(parts + ([self.plan_text] if self.plan_text else []), separators=(",", ":"))
         return "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
 
     def sealed(self) -> Baseline:
-        return Baseline(self.frozen, self.plan, self.months, self.lines, self.markets, self.reforecasts,
-                        self.expected_digest())
+        return replace(self, digest=self.expected_digest())
 
     def with_reforecast(self, date: str) -> Baseline:
-        return Baseline(self.frozen, self.plan, self.months, self.lines, self.markets,
-                        (*self.reforecasts, date), self.digest)
+        return replace(self, reforecasts=(*self.reforecasts, date))
 
     def month_value(self, market: str, month: str) -> float:
         """The baseline's total of `market` in `month` (0 where the baseline has no such month or market)."""
@@ -123,7 +125,8 @@ class Baseline:
         return any(m == market for m, *_ in self.lines)
 
     def as_json(self) -> dict:
-        return {"frozen": self.frozen, "plan": self.plan, "months": list(self.months),
+        kept = {"plan_text": self.plan_text} if self.plan_text else {}
+        return kept | {"frozen": self.frozen, "plan": self.plan, "months": list(self.months),
                 "markets": [list(m) for m in self.markets], "reforecasts": list(self.reforecasts),
                 "digest": self.digest,
                 "lines": [{"market": m, "item": i, "label": label, "values": [repr(v) for v in vs]}
@@ -135,7 +138,8 @@ class Baseline:
                    tuple((str(d["market"]), str(d["item"]), str(d["label"]),
                           tuple(float(v) for v in d["values"])) for d in data["lines"]),
                    tuple((str(i), str(label)) for i, label in data["markets"]),
-                   tuple(str(d) for d in data.get("reforecasts", ())), str(data.get("digest", "")))
+                   tuple(str(d) for d in data.get("reforecasts", ())), str(data.get("digest", "")),
+                   str(data.get("plan_text", "")))
 
 
 @dataclass(frozen=True)

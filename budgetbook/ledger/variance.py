@@ -183,11 +183,11 @@ def compute_variance(plan: Plan, actuals: Actuals, scenario: str = "base", break
         compute = by_item.get("compute", [0.0] * len(months))
         monthly_price = [c / h if h > 0 else 0.0 for c, h in zip(compute, gpuh, strict=True)]
         report.prices[market] = (monthly_price, sum(compute) / sum(gpuh) if sum(gpuh) > 0 else 0.0)
-        planned_hours = _planned_hours(plan, market, scenario)
+        hours_planned = planned_hours(plan, market, scenario)
         report.planned_price[market] = planned_compute[market] / sum(allocated[market]) \
             if sum(allocated[market]) else 0.0
         if len(plan.workloads) <= MAX_HOURS_WORKLOADS:
-            report.hours[market] = (planned_hours, gpuh)
+            report.hours[market] = (hours_planned, gpuh)
         mine = {line.item: line for line in report.lines if line.market == market}
         report.versions |= versions_named(actuals.baseline, market, months, billed, mine["total"],
                                           mine.get("gpu_spend"), report.hours.get(market), report.prices[market][1])
@@ -204,7 +204,7 @@ def _allocated(plan: Plan, market: str, scenario: str) -> list[float]:
     return [workload_compute(view, w).allocated_hours for w in view.plan.workloads]
 
 
-def _planned_hours(plan: Plan, market: str, scenario: str) -> list[float]:
+def planned_hours(plan: Plan, market: str, scenario: str) -> list[float]:
     """GPU-hours paid month by month: the hours every line item buys (as each declares them), as it buys them."""
     view = market_view(plan, market, scenario)
     months = [0.0] * view.months

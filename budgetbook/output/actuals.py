@@ -1,4 +1,4 @@
-"""`budgetbook variance` and `budgetbook actuals` output: table, JSON, CSV and markdown.
+"""`budgetbook variance`, `budgetbook actuals` and `budgetbook reforecast` output: table, JSON, CSV and markdown.
 
 `actuals` prints one summary line per batch of bills imported (named by its invoice key:
 ProviderName, BillingAccountId, InvoiceId as the bill has them) and `Wrote OUT`, or its JSON;
@@ -22,13 +22,14 @@ import csv
 from typing import TextIO
 
 from ..actuals.api import ImportResult
+from ..actuals.reforecast import Reforecast
 from ..ledger.variance import VarianceReport
 from .emit import console as guarded_console
 from .emit import line as print_line
 from .emit import stdout, warning, wrote
 from .envelope import write_report
-from .plaintext import visible
-from .show import FORMULA_STARTS, money
+from .plaintext import csv_text, visible
+from .show import money
 
 COLUMNS = ("plan", "plan_to_date", "actual", "variance", "variance_pct", "forecast", "at_completion")
 
@@ -45,6 +46,15 @@ def render_import(result: ImportResult, fmt: str) -> None:
     wrote(result.written)
 
 
+def render_reforecast(result: Reforecast, fmt: str) -> None:
+    """`reforecast`: a summary line (and, `--from-actuals`, what it re-estimated), or the JSON."""
+    if fmt == "json":
+        write_report("reforecast", result.as_json())
+        return
+    for summary in result.summary():
+        print_line(visible(summary))
+
+
 def render_variance(report: VarianceReport, fmt: str, threshold: float, out: TextIO | None = None, *,
                     workbook: str | None = None) -> None:
     """`variance` of `workbook` in `fmt` (table, json, csv, markdown) on `out` (default: standard output)."""
@@ -54,8 +64,7 @@ def render_variance(report: VarianceReport, fmt: str, threshold: float, out: Tex
 
 
 def _safe(text: str) -> str:
-    text = visible(text)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text  # a spreadsheet would run it (CSV injection)
+    return csv_text(visible(text))  # a spreadsheet would run it (CSV injection)
 
 
 def _csv(report: VarianceReport, threshold: float, out: TextIO) -> None:
@@ -63,7 +72,7 @@ def _csv(report: VarianceReport, threshold: float, out: TextIO) -> None:
     writer.writerow(["market", "item", "label", *COLUMNS, "market_label"])
     for line in report.lines:
         totals = line.totals()
-        writer.writerow([visible(line.market), visible(line.item), _safe(line.label),
+        writer.writerow([_safe(line.market), _safe(line.item), _safe(line.label),
                          *(repr(totals[c]) if c in totals else "" for c in COLUMNS), _safe(report.label(line.market))])
 
 

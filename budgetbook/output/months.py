@@ -15,8 +15,8 @@ from typing import TextIO
 from ..reference import MonthlyBreakdown
 from .emit import console, stdout
 from .envelope import write_report
-from .plaintext import visible
-from .show import FORMULA_STARTS, money
+from .plaintext import csv_text, visible
+from .show import money
 
 CUMULATIVE = ("cumulative", "Cumulative spend")
 
@@ -39,9 +39,8 @@ def _csv(monthly: MonthlyBreakdown, out: TextIO) -> None:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["market", "item", "label", *monthly.months, "total"])
     for market, item, label, values, total in _rows(monthly):
-        if label.startswith(FORMULA_STARTS):  # a spreadsheet would run it (CSV injection): see printing.py
-            label = "'" + label
-        writer.writerow([market, item, label, *map(repr, values), "" if total is None else repr(total)])
+        writer.writerow([*map(csv_text, (market, item, label)), *map(repr, values),
+                         "" if total is None else repr(total)])
 
 
 def _markdown(monthly: MonthlyBreakdown, out: TextIO) -> None:

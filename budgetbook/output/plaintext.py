@@ -17,6 +17,11 @@ Two layers, so that no output depends on one renderer remembering:
   whatever is written, keeping only the colour codes (SGR) rich writes itself,
   and only on a terminal (rich is told the same: `emit.console`).
 
+A CSV cell has a third guard, `csv_text`: a spreadsheet opening the file runs a
+cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return as a formula
+(OWASP "CSV injection"), so every text a CSV writes from a plan, a workbook or a
+bill goes through it and starts with `'` there (shown as text, never run).
+
 JSON needs no field guard (its encoder escapes control characters, and it must
 stay exact); it goes through the stream guard like everything else, unchanged.
 """
@@ -46,6 +51,17 @@ def _shown(match: re.Match) -> str:
 def visible(text: object) -> str:
     """`text` with every control character written as its Python escape (`\\x1b`, `\\n`, `\\u202e`)."""
     return _CONTROL.sub(_shown, str(text))
+
+
+# a cell starting with one of these is run as a formula when a CSV is opened in a spreadsheet (OWASP "CSV
+# injection"); labels come from hand-written plans, edited workbooks and bills
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(text: object) -> str:
+    """`text` as a CSV cell a spreadsheet opens as text: with a `'` in front where it would start a formula."""
+    text = str(text)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def terminal_safe(text: str, *, styled: bool = False, live: bool = False) -> str:

@@ -13,16 +13,15 @@ from ..ranges.sensitivity import Sensitivity
 from ..ranges.simulate import Simulation
 from .emit import console, stdout
 from .envelope import write_report
-from .plaintext import visible
-from .show import FORMULA_STARTS, money
+from .plaintext import csv_text, visible
+from .show import money
 
 SENSITIVITY_COLUMNS = ("input", "name", "label", "low", "high", "low_total", "high_total", "swing")
 SIMULATION_COLUMNS = ("market", "p10", "p50", "p90", "mean")
 
 
 def _label(text: str) -> str:
-    text = visible(text)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+    return csv_text(visible(text))  # a spreadsheet would run it (CSV injection)
 
 
 def render_sensitivity(result: Sensitivity, fmt: str, out: TextIO | None = None) -> None:
@@ -37,7 +36,7 @@ def render_sensitivity(result: Sensitivity, fmt: str, out: TextIO | None = None)
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(SENSITIVITY_COLUMNS)
         for key, name, label, *numbers in rows:
-            writer.writerow([key, name, _label(label), *map(repr, numbers)])
+            writer.writerow([csv_text(key), csv_text(name), _label(label), *map(repr, numbers)])
         return
     if fmt == "markdown":
         cell = lambda text: str(text).replace("\\", "\\\\").replace("|", "\\|")  # noqa: E731
@@ -80,7 +79,7 @@ def render_simulation(result: Simulation, fmt: str, out: TextIO | None = None) -
             writer = csv.writer(out, lineterminator="\n")
             writer.writerow(columns)
             for row in rows:
-                writer.writerow([row[0]] + [v if v == "" else repr(v) for v in row[1:]])
+                writer.writerow([csv_text(row[0])] + [v if v == "" else repr(v) for v in row[1:]])
             return
         out.write("| " + " | ".join(columns) + " |\n")
         out.write("|---|" + "---:|" * (len(columns) - 1) + "\n")

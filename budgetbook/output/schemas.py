@@ -147,6 +147,17 @@ VARIANCE = {
                  "over": array(obj({"market": STRING, "item": STRING}))},
     "optional": {"workbook": STRING},
 }
+RANGE_OF = obj({"was": NUMBER, "now": NUMBER})
+REFORECAST = {
+    "required": {"workbook": STRING, "plan": STRING, "currency": STRING, "froze": BOOLEAN,
+                 "baseline": obj({"frozen": STRING, "plan": STRING, "digest": STRING, "reforecasts": array(STRING),
+                                  "totals": mapping(NUMBER)})},
+    # --from-actuals: what the bills said (per market, the price paid and planned) and each input re-estimated
+    "optional": {"from_actuals": obj({
+        "price_per_gpu_hour": mapping(obj({"paid": NUMBER, "planned": NUMBER})),
+        "gpu_hours": obj({"billed": NUMBER, "planned_to_date": NUMBER, "ratio": nullable(NUMBER)}),
+        "inputs": mapping(RANGE_OF)})},
+}
 
 # --- physics: gpus, calibrate; ranges: sensitivity, simulate --------------------------------------
 
@@ -209,6 +220,7 @@ OPTIONS = {
 # command -> its report's keys (or, for `show`, the two shapes it prints); `report` adds the envelope
 COMMANDS: dict[str, dict[str, dict[str, Schema]] | list[dict[str, dict[str, Schema]]]] = {
     "show": [SHOW, SHOW_MONTHS], "check": CHECK, "diff": DIFF, "actuals": ACTUALS, "variance": VARIANCE,
+    "reforecast": REFORECAST,
     "gpus": GPUS, "calibrate": CALIBRATE, "sensitivity": SENSITIVITY, "simulate": SIMULATE, "fit": FIT,
     "options": OPTIONS,
 }

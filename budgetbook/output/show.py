@@ -27,13 +27,10 @@ from .emit import line as print_line
 from .emit import stdout
 from .envelope import write_report
 from .physics import render_physics_table
-from .plaintext import visible
+from .plaintext import csv_text, visible
 
 COLUMNS = ("name", "item", "market", "label", "value", "low", "high")
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
-# a label starting with one of these is run as a formula when a CSV is opened in
-# a spreadsheet (OWASP "CSV injection"); labels come from hand-written plans
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def money(value: float, currency: str, decimals: int = 0) -> str:
@@ -180,13 +177,10 @@ def render_csv(breakdown: Breakdown, out: TextIO) -> None:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     for name, item, market, label, value, low, high in _rows(breakdown):
-        if label.startswith(FORMULA_STARTS):
-            label = "'" + label
-        writer.writerow([name, item, market, label, repr(value),
+        writer.writerow([*map(csv_text, (name, item, market, label)), repr(value),
                          "" if low is None else repr(low), "" if high is None else repr(high)])
     for name, item, market, label, value in _physics(breakdown):
-        writer.writerow([name, item, market, "'" + label if label.startswith(FORMULA_STARTS) else label,
-                         repr(value), "", ""])
+        writer.writerow([*map(csv_text, (name, item, market, label)), repr(value), "", ""])
 
 
 def _physics(breakdown: Breakdown):

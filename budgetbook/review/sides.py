@@ -3,7 +3,10 @@
 A workbook is read as `extract` reads it (its current inputs, ranges included,
 refusing what `extract` refuses) and audited as `check` audits its formulas and
 structure; a file from git history is copied out with `git cat-file` and read
-like any other. Inputs are keyed by id (`workloads[finetune].mfu`), each with
+like any other. A reforecast book names either version: `BOOK.xlsx@baseline`, the
+plan frozen as its baseline (kept, sealed by the baseline's digest, in its embedded
+bills), or `BOOK.xlsx@reforecast`, its current inputs (what `BOOK.xlsx` alone
+reads); `git:REV:BOOK.xlsx@baseline` too. Inputs are keyed by id (`workloads[finetune].mfu`), each with
 its source note: the comment on that key in the plan's text.
 """
 
@@ -28,6 +31,7 @@ from .findings import INPUT_PROBLEMS, Finding
 GIT_PREFIX = "git:"
 GIT_TIMEOUT = 60.0
 MAX_GIT_BLOB = 100_000_000  # the largest workbook `load_xlsx` accepts; a plan is refused far below it
+VERSIONS = ("baseline", "reforecast")  # what `BOOK.xlsx@VERSION` may name
 
 
 # ---------------------------------------------------------------- one side
@@ -37,7 +41,7 @@ class Side:
     """One budget as `diff` reads it: its plan (a workbook's current inputs), figures and audit findings."""
 
     spec: str                 # as given on the command line
-    kind: str                 # "plan", "template" or "workbook"
+    kind: str                 # "plan", "template", "workbook"; a book's "baseline" or "reforecast"
     plan: Plan
     text: str                 # the plan's text (a workbook's: as `extract` writes it, comments kept)
     breakdown: Breakdown
@@ -56,11 +60,14 @@ class Side:
 
 def load_side(spec: str) -> Side:
     """The budget `spec` names; a `BudgetbookError` (one line, exit 2) when it cannot be read."""
-    if spec.startswith(GIT_PREFIX):
-        return _from_git(spec)
-    path = Path(spec)
+    named, version = split_version(spec)
+    if named.startswith(GIT_PREFIX):
+        return _from_git(named, spec, version)
+    path = Path(named)
+    if version is not None and not is_workbook(path):
+        raise UsageError(f"`{spec}`: `@{version}` names a version of a workbook (.xlsx); `{named}` is not one")
     if is_workbook(path):
-        return _from_workbook(path, spec)
+        return _from_workbook(path, spec, version)
     from ..planfile.loader import _names_a_file, plan_from_text, resolve  # on first use, not at import: loads yaml
 
     source, text = resolve(spec)
@@ -81,15 +88,48 @@ def is_workbook(path: Path) -> bool:
         return False
 
 
-def _from_workbook(path: Path, spec: str) -> Side:
-    """A workbook's current inputs, read as `extract` reads them (refusing what it refuses), and its edits."""
+def split_version(spec: str) -> tuple[str, str | None]:
+    """`BOOK.xlsx@baseline` -> (`BOOK.xlsx`, "baseline"); a spec naming no version (a file whose own name ends
+    so included) as it is, with None."""
+    named, sep, version = spec.rpartition("@")
+    if sep and named and version in VERSIONS and not Path(spec).exists():
+        return named, version
+    return spec, None
+
+
+def baseline_text(book: Any) -> str:
+    """The text of the plan an opened reforecast book froze as its baseline; a `WorkbookError` where it has none
+    (or froze it before its text was kept, or the hidden copy was edited)."""
+    baseline = book.actuals.baseline if book.actuals is not None else None
+    where = str(book.path)
+    if baseline is None:
+        raise WorkbookError("`@baseline`: the book has no baseline (`budgetbook reforecast BOOK -o OUT` freezes "
+                            "its plan as one)", source=where)
+    if not baseline.plan_text:
+        raise WorkbookError(f"`@baseline`: its baseline was frozen {baseline.frozen} by a budgetbook that kept only "
+                            "its figures (the Baseline sheet), not its plan: reforecast the book it came from again",
+                            source=where)
+    if baseline.digest != baseline.expected_digest():
+        raise WorkbookError("`@baseline`: its baseline (hidden sheet `_actuals`) does not match its digest: it was "
+                            "edited after it was frozen", source=where)
+    return baseline.plan_text
+
+
+def _from_workbook(path: Path, spec: str, version: str | None = None) -> Side:
+    """A workbook's current inputs, read as `extract` reads them (refusing what it refuses), and its edits; with
+    `version` "baseline", the plan it froze as its baseline instead."""
     from ..plan.yamlsafe import parse_yaml_text  # on first use, not at import: loads yaml
-    from ..planfile.loader import plan_from_data  # on first use, not at import: loads yaml
+    from ..planfile.loader import plan_from_data, plan_from_text  # on first use, not at import: loads yaml
     from . import audit, structure  # on first use, not at import: loads yaml
     from .extract import current_ranges, rewrite_plan  # on first use, not at import: loads ruamel, yaml
     from .readback import evaluate_formula_inputs, open_book, read_inputs  # on first use, not at import: loads yaml
 
     book = open_book(path)
+    if version == "baseline":
+        text = baseline_text(book)
+        plan = plan_from_text(text, f"{spec} (the plan frozen as its baseline)")
+        findings = audit.formula_edits(book) + structure.audit_structure(book)
+        return Side(spec, "baseline", plan, text, compute_breakdown(plan), findings)
     cells = input_cells(book.plan)
     values, problems = read_inputs(book, cells, evaluate_formula_inputs(book, cells), {})
     problems = [f for f in problems if f.kind in INPUT_PROBLEMS]
@@ -105,15 +145,17 @@ def _from_workbook(path: Path, spec: str) -> Side:
 
         raise as_workbook_error(book, cells, exc) from None
     findings = audit.formula_edits(book) + structure.audit_structure(book)
-    return Side(spec, "workbook", plan, text, compute_breakdown(plan), findings)
+    return Side(spec, version or "workbook", plan, text, compute_breakdown(plan), findings)
 
 
-def _from_git(spec: str) -> Side:
+def _from_git(spec: str, named: str | None = None, version: str | None = None) -> Side:
     """`git:REV:path`: the file as committed at REV, read with `git cat-file` from the current directory.
 
     `cat-file blob` (what `git show REV:path` prints for a file, minus any textconv filter); the path is
-    git's: from the top of the repository, or `./path` from the current directory.
+    git's: from the top of the repository, or `./path` from the current directory. `named` is the spec as given
+    (with its `@VERSION`), `version` the book's version it names.
     """
+    named = named or spec
     rev, sep, path = spec[len(GIT_PREFIX):].partition(":")
     if not sep or not rev or not path:
         raise UsageError(f"`{spec}`: expected git:REV:path (for example git:HEAD~1:plan.yaml)")
@@ -137,17 +179,17 @@ def _from_git(spec: str) -> Side:
         except OSError as exc:
             raise temp_folder_error(exc) from None
         try:
-            if is_workbook(copy):
-                side = _from_workbook(copy, spec)
+            if version is not None or is_workbook(copy):
+                side = _from_workbook(copy, named, version)
             else:
                 from ..plan.yamlsafe import read_plan_text  # on first use, not at import: loads yaml
                 from ..planfile.loader import plan_from_text  # on first use, not at import: loads yaml
 
                 text = read_plan_text(copy)
                 plan = plan_from_text(text, spec)
-                side = Side(spec, "plan", plan, text, compute_breakdown(plan))
+                side = Side(named, "plan", plan, text, compute_breakdown(plan))
         except BudgetbookError as exc:  # it names the temporary copy: name what the user gave
-            exc.source = spec
+            exc.source = named
             raise
     return side
 

@@ -5,12 +5,14 @@ After two months of bills (the test export: January and February, AWS and payrol
 book's plan as the Baseline sheet; an input is then raised and the book reforecast again: the baseline's
 figures stay what the first froze (and `check` is OK), both reforecasts keep their dates, the Variance sheet
 shows actual - baseline and actual - reforecast, and the run-rate forecast at completion is the one computed
-here by hand from the bills and the plan's GPU-hours.
+here by hand from the bills and the plan's GPU-hours. `--from-actuals` re-estimates the inputs from the bills
+(checked against the same hand computation), and `diff`/`show` name either version (`BOOK.xlsx@baseline`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from decimal import Decimal
 from pathlib import Path
 
@@ -127,3 +129,126 @@ def test_cli_reforecast(capsys, books, tmp_path):
     assert sha(d / "rf2.xlsx") == before
     code, _, err = run(capsys, "reforecast", d / "rf2.xlsx", "-o", d / "rf2.xlsx")
     assert code == 2 and "overwrite the input" in err and sha(d / "rf2.xlsx") == before
+
+
+# --- --from-actuals: the current inputs re-estimated from the bills' run rate ---------------------------------
+
+@pytest.fixture(scope="module")
+def from_actuals(books):
+    d, *_ = books
+    result = reforecast(d / "billed.xlsx", d / "rfa.xlsx", today=dt.date(2026, 3, 5), actuals=True)
+    later = reforecast(d / "rfa.xlsx", d / "rfa2.xlsx", today=dt.date(2026, 4, 1))
+    return d, result, later
+
+
+def test_from_actuals_the_inputs_are_the_run_rate_computed_by_hand(from_actuals):
+    d, result, _ = from_actuals
+    rows = focus_rows()
+    # the bills, by hand (as above): the GPU-hours billed and the price paid for them
+    hours = float(sum((Decimal(str(r["ConsumedQuantity"])) * 8 for r in rows if r["SkuId"] == "p5.48xlarge"),
+                      Decimal(0)))
+    compute = sum((Decimal(str(r["BilledCost"])) for r in rows
+                   if (r["ServiceName"] == "Amazon EC2" and str(r["SkuId"]).startswith("p5"))
+                   or r["ChargeCategory"] in ("Purchase", "Credit", "Tax")), Decimal(0))
+    paid = float(compute) / hours
+    # the plan, by hand: $3.80 a GPU-hour planned; January's hours are the ablations' 2,100 x 5 runs x 1.25
+    # (waste), February's the pretrain's first month, as the billed book's own sheet computes them
+    before = evaluate_workbook(d / "billed.xlsx")
+    to_date = before[f"var_gpuh_plan_to_date_{M}"]
+    assert before[f"var_gpuh_plan_{M}_m1"] == pytest.approx(2100 * 5 * 1.25, rel=1e-12)
+    ratio = hours / to_date
+    after = evaluate_workbook(d / "rfa.xlsx")
+    assert after[PRICE] == pytest.approx(3.80 * paid / 3.80, rel=1e-12)
+    assert after[f"{PRICE}_low"] == pytest.approx(3.40 * paid / 3.80, rel=1e-12)
+    assert after["wl_pretrain_mfu"] == pytest.approx(0.50 / ratio, rel=1e-12)
+    assert after["wl_ablations_allocated_gpu_hours"] == pytest.approx(2100 * ratio, rel=1e-12)
+    assert after["wl_pretrain_waste"] == before["wl_pretrain_waste"]  # the rest of the plan as it was
+    # so the reforecast plans, to date, the hours billed at the price paid, and the run rate is what it was
+    assert after[f"var_gpuh_plan_to_date_{M}"] == pytest.approx(hours, rel=1e-9)
+    assert after[f"var_price_plan_{M}"] == pytest.approx(paid, rel=1e-12)
+    assert after[f"ver_eac_run_rate_{M}"] == pytest.approx(before[f"ver_eac_run_rate_{M}"], rel=1e-9)
+    rr = result.run_rate
+    assert rr is not None and rr.ratio == pytest.approx(ratio, rel=1e-9)
+    assert set(rr.changed) == {"markets[0].gpu_prices.H100_SXM", "workloads[0].mfu",
+                               "workloads[1].allocated_gpu_hours"}
+
+
+def test_from_actuals_keeps_the_baseline_and_shows_both_variances(from_actuals):
+    d, result, later = from_actuals
+    assert result.first and later.baseline.reforecasts == ("2026-03-05", "2026-04-01")
+    assert later.baseline.digest == result.baseline.digest
+    for book in ("rfa.xlsx", "rfa2.xlsx"):
+        report = check_workbook(d / book)
+        assert report.ok, [f.message for f in report.findings if f.severity == "error"]
+    values = evaluate_workbook(d / "rfa2.xlsx")
+    frozen = compute_monthly(open_book(d / "billed.xlsx").plan)
+    for row in frozen.rows:
+        if row.item == "total" and row.market == M:
+            assert [values[f"bl_total_{M}_m{n}"] for n in range(1, len(row.values) + 1)] == pytest.approx(
+                row.values, rel=1e-12, abs=1e-9)
+    actual = values[f"var_total_{M}_actual"]
+    assert values[f"ver_vs_baseline_{M}"] == pytest.approx(actual - values[f"ver_baseline_to_date_{M}"], rel=1e-12)
+    assert values[f"ver_vs_reforecast_{M}"] == pytest.approx(actual - values[f"var_total_{M}_plan_to_date"],
+                                                             rel=1e-12)
+    assert values[f"ver_eac_plan_{M}"] != pytest.approx(values[f"ver_baseline_{M}"])
+
+
+def test_cli_from_actuals_json_and_a_book_without_bills(capsys, books, tmp_path):
+    d, *_ = books
+    code, out, err = run(capsys, "reforecast", d / "billed.xlsx", "-o", tmp_path / "a.xlsx", "--from-actuals",
+                         "--format", "json")  # `run` holds the JSON to the published schema
+    report = json.loads(out)
+    assert code == 0 and report["command"] == "reforecast" and report["froze"] is True
+    assert report["from_actuals"]["gpu_hours"]["ratio"] < 1 and "workloads[0].mfu" in report["from_actuals"]["inputs"]
+    code, _, err = run(capsys, "reforecast", d / "plan.xlsx", "-o", tmp_path / "b.xlsx", "--from-actuals")
+    assert code == 2 and "--from-actuals: the book has no bills" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "b.xlsx").exists()
+
+
+# --- diff and show name either version: BOOK.xlsx@baseline, BOOK.xlsx@reforecast ---------------------------------
+
+def test_diff_and_show_name_the_baseline_and_the_reforecast(capsys, books, from_actuals):
+    d, *_ = books
+    _, result, _ = from_actuals
+    book = d / "rfa.xlsx"
+    code, out, err = run(capsys, "show", f"{book}@baseline", "--format", "json")
+    assert code == 0, err
+    sheet = evaluate_workbook(book)  # the Baseline sheet's frozen values: the other implementation
+    totals = {f["market"]: f["value"] for f in json.loads(out)["figures"] if f["item"] == "total"}
+    assert totals == pytest.approx({m: sheet[f"bl_total_{m}"] for m in totals}, rel=1e-12)
+    code, now, _ = run(capsys, "show", f"{book}@reforecast", "--format", "json")
+    assert code == 0 and json.loads(now)["figures"] == json.loads(run(capsys, "show", book, "--format", "json")[1])[
+        "figures"]
+    code, out, err = run(capsys, "diff", f"{book}@baseline", f"{book}@reforecast", "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and (report["old"]["kind"], report["new"]["kind"]) == ("baseline", "reforecast")
+    assert {i["key"] for i in report["inputs"]} == {
+        "markets[hyperscaler_commit].gpu_prices.H100_SXM", "workloads[pretrain].mfu",
+        "workloads[ablations].allocated_gpu_hours"}
+    assert report["total"][M]["old"] == pytest.approx(result.baseline.total(M), rel=1e-12)
+    # the baseline is the plan the bills were imported into: nothing changed from that book to it
+    code, out, _ = run(capsys, "diff", d / "billed.xlsx", f"{d / 'rf2.xlsx'}@baseline", "--format", "json")
+    assert code == 0 and json.loads(out)["inputs"] == [] and all(
+        t["delta"] == 0 for t in json.loads(out)["total"].values())
+    code, _, err = run(capsys, "show", f"{d / 'plan.xlsx'}@baseline")
+    assert code == 2 and "the book has no baseline" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run(capsys, "diff", f"{PLAN}@baseline", book)
+    assert code == 2 and "names a version of a workbook" in err
+
+
+def test_from_actuals_refuses_an_input_pushed_out_of_its_bounds():
+    """A tenth of the planned hours billed would put the pretrain's MFU at 5: refused, naming the input."""
+    from budgetbook.actuals.run_rate import from_actuals
+    from budgetbook.errors import WorkbookError
+    from budgetbook.ledger.model import Actuals, Batch, Charge
+    from budgetbook.planfile.loader import plan_from_text
+
+    text = PLAN.read_text()
+    plan = plan_from_text(text, str(PLAN))
+    used = Decimal(1312)  # January's plan: 13,125 GPU-hours (the ablations)
+    charge = Charge("2026-01", M, "compute", "", Decimal(5000), used, 1)
+    held = Actuals("USD", (Batch("inv-1", "bill.csv", "generic", "amount", 1, Decimal(5000), (charge,)),))
+    with pytest.raises(WorkbookError) as caught:
+        from_actuals(plan, text, held, "book.xlsx")
+    message = str(caught.value)
+    assert message.startswith("book.xlsx: --from-actuals: workloads[0].mfu") and "at most 1" in message
