@@ -17,12 +17,13 @@ and still grow with the number of markets. Not a streaming quantile sketch: its 
 The cost is time: one more pass of draws per further group (`benchmarks/bench_simulate_memory.py`).
 
 The work of a chunk is bounded too, whatever the plan's size: a chunk's draws (one array per ranged
-input) are at most `DRAWN_BYTES` (fewer samples a chunk for a plan of many ranged inputs: every template
-keeps its 100,000, so its draws and figures are unchanged), and the line items are computed a slice of
-samples at a time, as many as keep their arrays under `SLICE_BYTES` (`slice_width`: measured on a probe
-with `tracemalloc` where a bound says it could matter). Line items are elementwise over samples, so a
-slice gives the same bits as the whole chunk. The longest schedules (1,200 months of cash flow) held
-1.9 GB a chunk; the maximum plan's 533 ranged inputs 426 MB of draws.
+input) are at most `DRAWN_BYTES` (fewer samples a chunk, down to `MIN_CHUNK`, for a plan of many ranged
+inputs: every template keeps its 100,000, and every plan's workbook its 10,000, so their figures are
+unchanged), and the line items are computed a slice of samples at a time, as many as keep their arrays
+under `SLICE_BYTES` (`slice_width`: measured on a probe with `tracemalloc` where a bound says it could
+matter). Line items are elementwise over samples, so a slice gives the same bits as the whole chunk.
+The longest schedules (1,200 months of cash flow) held 1.9 GB a chunk; the maximum plan's 533 ranged
+inputs 426 MB of draws (43 MB now).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ CHUNK = 100_000   # samples drawn and computed at once; the draws of a chunk are
 HISTOGRAM_BINS = 60  # the drawn distribution's bins: smooth enough at 10,000 samples, every bump seen at 10M
 KEPT_BYTES = 160_000_000  # markets' float64 totals held at once: two at 10,000,000 samples (peak under 300 MB)
 DRAWN_BYTES = 24_000_000  # one chunk's draws: 100,000 samples of up to 30 ranged inputs (a template has at most 11)
+MIN_CHUNK = 10_000        # samples a chunk at least: workbook/percentiles.SAMPLES (a test holds the two)
 SLICE_BYTES = 24_000_000  # the line items' arrays of one slice of samples, computed at once
 PROBE = 256               # samples of the probe that measures the line items' bytes per sample
 BYTES_PER_MONTH = 128     # a sample's line items a month of cash flow, about: max plan ~100, templates <= 70
@@ -112,8 +114,10 @@ def _check(samples: int, seed: int, distribution: str) -> None:
 
 
 def chunk_size(inputs: int) -> int:
-    """Samples drawn at once: `CHUNK`, fewer where the plan's ranged inputs would take over `DRAWN_BYTES`."""
-    return max(1, min(CHUNK, DRAWN_BYTES // (8 * max(1, inputs))))
+    """Samples drawn at once: `CHUNK`, fewer where the plan's ranged inputs would take over `DRAWN_BYTES`, but
+    never under `MIN_CHUNK`: a workbook's Summary percentiles (10,000 samples) stay one chunk, so no book's
+    figures change with this bound."""
+    return max(MIN_CHUNK, min(CHUNK, DRAWN_BYTES // (8 * max(1, inputs))))
 
 
 def slice_width(plan: Plan, cells: list[InputCell], count: int, distribution: str,

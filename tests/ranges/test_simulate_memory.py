@@ -97,9 +97,11 @@ def test_the_longest_schedules_compute_a_bounded_slice(monkeypatch):
 
 def test_a_chunk_draws_at_most_drawn_bytes():
     """Every template keeps chunks of 100,000 samples (its draws unchanged); the maximum plan's 533 ranged
-    inputs took 426 MB of draws a chunk, now at most `DRAWN_BYTES`."""
-    from budgetbook.ranges.simulate import CHUNK, DRAWN_BYTES, chunk_size
+    inputs took 426 MB of draws a chunk, now 10,000 samples' (43 MB): never fewer, so the 10,000 samples of a
+    workbook's Summary percentiles are one chunk for any plan and no book's figures change."""
+    from budgetbook.ranges.simulate import CHUNK, DRAWN_BYTES, MIN_CHUNK, chunk_size
+    from budgetbook.workbook.percentiles import SAMPLES
 
     assert all(chunk_size(len(simulate_module.ranged_inputs(load_plan(t)))) == CHUNK for t in template_names())
-    assert chunk_size(533) * 533 * 8 <= DRAWN_BYTES and chunk_size(533) > 5_000
-    assert chunk_size(0) == CHUNK and chunk_size(10**9) == 1
+    assert chunk_size(30) == CHUNK and chunk_size(60) * 60 * 8 <= DRAWN_BYTES < CHUNK * 60 * 8
+    assert chunk_size(533) == MIN_CHUNK == SAMPLES and chunk_size(0) == CHUNK
