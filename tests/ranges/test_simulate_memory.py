@@ -9,12 +9,17 @@ several seeds, both distributions and every template. The memory itself is measu
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from budgetbook.planfile.loader import load_plan, template_names
 from budgetbook.ranges import simulate as simulate_module
 from budgetbook.ranges.simulate import PERCENTILES, sample_totals, simulate
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 
 def held_at_once(plan, samples: int, seed: int, distribution: str) -> dict:
@@ -41,26 +46,11 @@ def test_one_market_per_pass_gives_the_same_bits(monkeypatch, template, samples,
     assert simulate(plan, samples, seed, distribution).as_json()["markets"] == grouped
 
 
-# the longest schedules allowed: a workload and a commitment starting at month 600 for 600 months (1,200 months
-# of cash flow); a chunk of 100,000 samples held 1.9 GB of line-item arrays before they were computed by slices
-LONGEST = """\
-name: longest
-start: 2026-01
-markets:
-  - {id: cloud, gpu_prices: {H100: {low: 1.5, base: 2.0, high: 3.0}}}
-  - {id: neo, gpu_prices: {H100: {low: 1.0, base: 2.5, high: 3.0}}}
-commitments:
-  - {market: cloud, gpu: H100, gpus: 8, term_months: 600, start: 600,
-     fallback_price_per_gpu_hour: {low: 2, base: 3, high: 4}}
-workloads:
-  - {id: train, gpu: H100, ideal_gpu_hours: {low: 100000, base: 200000, high: 400000}, utilization: 1.5,
-     start: 600, months: 600}
-people:
-  roles: [{role: engineer, count: 1, months: 12, monthly_cost: 10000}]
-"""
-
-
 def longest_plan():
+    """The longest schedules allowed: a workload and a commitment from month 600 for 600 months (1,200 months of
+    cash flow); a chunk of 100,000 samples held 1.9 GB of line-item arrays before they were computed by slices."""
+    from bench_simulate_memory import LONGEST
+
     from budgetbook.planfile.loader import plan_from_text
 
     return plan_from_text(LONGEST, "longest.yaml")
