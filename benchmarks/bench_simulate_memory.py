@@ -14,6 +14,7 @@ months). Prints a table; no assertion (tests never time anything). Measured on t
     own-vs-rent                               312 MiB  74 s       246 MiB  80 s
     own-vs-rent --plot                                            275 MiB  77 s
     longest (100,000 samples)                 1,937 MiB 16 s      124 MiB  37 s
+    longest                                                       275 MiB 720 s
 
 (own-vs-rent and longest in the middle column: that code, measured 2026-12-02.)
 
