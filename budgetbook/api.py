@@ -262,7 +262,7 @@ def export_plan(spec: str | Path | None, out: PathLike | None = None, *, format:
     if format != FORMAT:
         raise UsageError(f"--format {format} is not an export format; use --format {FORMAT}")
     stage("reading the plan")
-    plan = dated(_shown_plan(spec, strict), start)
+    plan = dated(_shown_plan(spec, strict), start, spec)
     stage("forecast rows")
     text = forecast_csv(plan)
     if out is not None:

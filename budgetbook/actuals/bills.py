@@ -5,6 +5,11 @@ datasets, the generic CSV; in CSV or Parquet) is told apart by its header and re
 by its module in `formats/` (`formats.registry` lists them); the files with no
 charges (a FOCUS Contract Commitment dataset) are read first, as the others'
 rules may match against them.
+
+Within one import, two FOCUS files holding the same invoice with other rows are parts of
+one export (AWS, Azure and Google split a month's export into several files): they are
+joined into one batch, both counted (`join_parts`); the same rows given twice count
+once. Across imports, an invoice imported again replaces the one held.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from ..ledger.model import Batch
 from ..lineitems.phasing import month_count
 from ..plan.model import Plan
 from ..plan.timing import month_labels
-from .formats.kit import BillError, Context, duckdb_connection
+from .formats.kit import BillError, Context, clip, duckdb_connection, joined
 from .formats.registry import BillFormat, detect
 from .formats.source import Source, open_source
 from .mapping import Mapping
@@ -39,16 +44,52 @@ def read_bills(paths: list[Path], mapping: Mapping, plan: Plan) -> Imported:
     out = Imported()
     with duckdb_connection() as con:
         ctx = Context(con, mapping, plan, months)
+        read: list[tuple[Batch, str, Path]] = []
         for side in (True, False):
             for source, fmt in opened:
                 if fmt.side == side:
                     try:
-                        out.batches += fmt.read(ctx, source)
+                        read += [(b, fmt.name, source.path) for b in fmt.read(ctx, source)]
                     except BudgetbookError as exc:
                         raise exc.with_source(str(source.path)) from None
+        out.batches = join_parts(read, ctx.notes)
         for finish in ctx.finish:
             finish(out.batches)
         out.warnings, out.notes = ctx.warnings, ctx.notes
+    return out
+
+
+def join_parts(read: list[tuple[Batch, str, Path]], notes: list[str]) -> list[Batch]:
+    """The batches of one import, a FOCUS invoice's parts (other files, other rows) joined into one. The same
+    rows again count once: a second copy of a bill replaces the first, as it would in a later import; a part given
+    again once others are joined is dropped (noted). A part in another FOCUS version than the first is refused
+    (the same invoice exported twice, which would count twice)."""
+    out: list[Batch] = []
+    at: dict[str, int] = {}                          # invoice key -> its batch in `out`
+    parts: dict[str, dict[str, tuple[str, Path]]] = {}  # invoice key -> digest -> (format, file) of each part
+    for b, fmt, path in read:
+        if b.format != "focus" or not b.digest:
+            out.append(b)
+            continue
+        if b.key not in at:
+            at[b.key], parts[b.key] = len(out), {b.digest: (fmt, path)}
+            out.append(b)
+            continue
+        seen = parts[b.key]
+        if b.digest in seen and len(seen) == 1:  # the same bill again: it replaces the first (as across imports)
+            at[b.key] = len(out)
+            out.append(b)
+            continue
+        if b.digest in seen:  # a part given again, once others are joined to it
+            notes.append(f"{path.name}: {b.key}: the same {b.rows:,} rows as {seen[b.digest][1].name}, counted once")
+            continue
+        first_fmt, first_path = next(iter(seen.values()))
+        if fmt != first_fmt:
+            raise BillError(f"holds invoice {clip(b.key, 80)} as {first_path} does, but in {fmt} where that is "
+                            f"{first_fmt}: the same invoice exported twice would count twice; import one of them",
+                            source=str(path))
+        seen[b.digest] = (fmt, path)
+        out[at[b.key]] = joined(out[at[b.key]], b)
     return out
 
 

@@ -28,6 +28,7 @@ import csv
 import io
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 
 from .. import __version__
 from ..errors import PlanError, UsageError
@@ -35,6 +36,7 @@ from ..lineitems.base import TOTAL
 from ..output.plaintext import csv_text
 from ..plan.model import Plan
 from ..plan.timing import _month_text
+from ..planfile.loader import DEFAULT_TEMPLATE
 from ..reference import compute_monthly
 
 FORMAT = "focus-forecast"
@@ -84,12 +86,13 @@ def _period(month: str) -> tuple[str, str]:
     return f"{month}-01T00:00:00Z", f"{year + (m == 12):04d}-{m % 12 + 1:02d}-01T00:00:00Z"
 
 
-def dated(plan: Plan, start: str | None) -> Plan:
-    """The plan with its first month: its own `start`, else `start` (`--start`); FOCUS rows are dated."""
+def dated(plan: Plan, start: str | None, spec: str | Path | None) -> Plan:
+    """The plan with its first month: its own `start`, else `start` (`--start`); FOCUS rows are dated. `spec`
+    (its file, template or workbook; None the default template) names the plan in the refusal."""
     if start is None:
         if plan.start is None:
             raise PlanError("has no `start:` month, and FOCUS rows are dated: add `start: YYYY-MM` (the plan's "
-                            "first month) or pass --start YYYY-MM")
+                            "first month) or pass --start YYYY-MM", source=str(spec or DEFAULT_TEMPLATE))
         return plan
     try:
         month = _month_text(start)

@@ -55,6 +55,9 @@ class Batch:
     # FOCUS: the other cost column (EffectiveCost when the mapping's is BilledCost, and the reverse) over this
     # batch: (its name, its total, the part on charges no rule maps); None for a generic bill
     other: tuple[str, Decimal, Decimal] | None = None
+    # FOCUS: a digest of its rows' content (order aside), telling a part of an export from the same rows given
+    # twice within one import (`actuals.bills.join_parts`); not embedded in the workbook
+    digest: str = field(default="", compare=False, repr=False)
 
     @property
     def unmapped(self) -> Decimal:

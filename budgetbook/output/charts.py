@@ -21,6 +21,7 @@ from typing import Any, cast
 
 import matplotlib
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter
 
 from ..ledger.variance import VarianceReport
@@ -28,6 +29,7 @@ from ..ranges.sensitivity import Sensitivity
 from ..ranges.simulate import Simulation
 from ..reference import MonthlyBreakdown
 from ..review.bridge import Bridge
+from .plaintext import terminal_safe
 from .show import SYMBOLS, money
 
 STYLE = {"text.parse_math": False, "svg.hashsalt": "budgetbook", "svg.fonttype": "path", "font.size": 9,
@@ -66,6 +68,10 @@ def _style() -> Iterator[None]:
 
 
 def _bytes(fig: Figure, fmt: str) -> bytes:
+    for text in fig.findobj(Text):  # a label's control characters drawn as their escapes, as a terminal shows
+        shown = terminal_safe(text.get_text())  # them (a font has no glyph for them: matplotlib warned per glyph)
+        if shown != text.get_text():
+            text.set_text(shown)
     buffer = io.BytesIO()
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
     fig.savefig(buffer, format=fmt, dpi=PNG_DPI, bbox_inches="tight", metadata=metadata)
@@ -155,7 +161,7 @@ def bridge(found: Bridge, fmt: str = "svg") -> bytes:
         for n, value in ((0, found.old), (rows - 1, found.new)):
             ax.annotate(money(value, found.currency), (value, n), xytext=(3, 0), textcoords="offset points",
                         ha="left", va="center", fontsize=8, fontweight="bold")
-        ax.set_yticks(range(rows), labels)
+        ax.set_yticks(range(rows), [terminal_safe(label) for label in labels])  # made at drawing: not in findobj
         ax.invert_yaxis()
         _money_axis(ax.xaxis, found.currency)
         levels = [found.old, found.new, *_levels(found)]
@@ -190,7 +196,7 @@ def tornado(result: Sensitivity, fmt: str = "svg") -> bytes:
             for total, color, end in ((swing.low_total, COLORS[0], "low"), (swing.high_total, COLORS[1], "high")):
                 ax.barh(n, total - result.base, color=color, alpha=0.85,
                         label=f"the input at its {end}" if n == 0 else None)
-        ax.set_yticks(range(len(shown)), [_short(s.label, 44) for s in shown])
+        ax.set_yticks(range(len(shown)), [terminal_safe(_short(s.label, 44)) for s in shown])
         ax.axvline(0, color=TOTAL, linewidth=0.8)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: ("+" if value > 0 else "")
                                                    + compact(value, result.currency)))

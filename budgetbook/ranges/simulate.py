@@ -15,6 +15,15 @@ copies (1,053 MB for pretrain-7b). The comparisons between markets (`cheaper`, `
 chunk by chunk in the first pass. Not float32 totals: they would change the figures in the 7th digit,
 and still grow with the number of markets. Not a streaming quantile sketch: its percentiles are not exact.
 The cost is time: one more pass of draws per further group (`benchmarks/bench_simulate_memory.py`).
+
+The work of a chunk is bounded too, whatever the plan's size: a chunk's draws (one array per ranged
+input) are at most `DRAWN_BYTES` (fewer samples a chunk, down to `MIN_CHUNK`, for a plan of many ranged
+inputs: every template keeps its 100,000, and every plan's workbook its 10,000, so their figures are
+unchanged), and the line items are computed a slice of samples at a time, as many as keep their arrays
+under `SLICE_BYTES` (`slice_width`: measured on a probe with `tracemalloc` where a bound says it could
+matter). Line items are elementwise over samples, so a slice gives the same bits as the whole chunk.
+The longest schedules (1,200 months of cash flow) held 1.9 GB a chunk; the maximum plan's 533 ranged
+inputs 426 MB of draws (43 MB now).
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import UsageError
+from ..lineitems.phasing import month_count
 from ..plan.inputs import InputCell
 from ..plan.model import Plan
 from ..progress import stage
@@ -39,6 +49,11 @@ PERT_SHAPE = 4.0
 CHUNK = 100_000   # samples drawn and computed at once; the draws of a chunk are made input by input
 HISTOGRAM_BINS = 60  # the drawn distribution's bins: smooth enough at 10,000 samples, every bump seen at 10M
 KEPT_BYTES = 160_000_000  # markets' float64 totals held at once: two at 10,000,000 samples (peak under 300 MB)
+DRAWN_BYTES = 24_000_000  # one chunk's draws: 100,000 samples of up to 30 ranged inputs (a template has at most 11)
+MIN_CHUNK = 10_000        # samples a chunk at least: workbook/percentiles.SAMPLES (a test holds the two)
+SLICE_BYTES = 24_000_000  # the line items' arrays of one slice of samples, computed at once
+PROBE = 256               # samples of the probe that measures the line items' bytes per sample
+BYTES_PER_MONTH = 128     # a sample's line items a month of cash flow, about: max plan ~100, templates <= 70
 
 
 @dataclass
@@ -98,15 +113,56 @@ def _check(samples: int, seed: int, distribution: str) -> None:
         raise UsageError(f"`--seed {seed}`: expected a whole number, at least 0")
 
 
+def chunk_size(inputs: int) -> int:
+    """Samples drawn at once: `CHUNK`, fewer where the plan's ranged inputs would take over `DRAWN_BYTES`, but
+    never under `MIN_CHUNK`: a workbook's Summary percentiles (10,000 samples) stay one chunk, so no book's
+    figures change with this bound."""
+    return max(MIN_CHUNK, min(CHUNK, DRAWN_BYTES // (8 * max(1, inputs))))
+
+
+def slice_width(plan: Plan, cells: list[InputCell], count: int, distribution: str,
+                only: frozenset[str] | None) -> int:
+    """Samples whose line items are computed at once: `count`, unless their arrays could pass `SLICE_BYTES`.
+
+    A bound first (`BYTES_PER_MONTH` a sample and month, so a template at 10,000 samples is never probed);
+    past it the bytes a sample takes are measured: the peak `tracemalloc` sees (numpy reports its arrays to
+    it) while computing `PROBE` samples drawn from a generator of their own (the simulation's is untouched).
+    """
+    months = month_count(plan)
+    if count * BYTES_PER_MONTH * (months + 1) <= SLICE_BYTES:
+        return count
+    import tracemalloc  # the probe only: simulate at a large sample count or a long plan
+
+    rng = np.random.default_rng(0)
+    columns = {id(cell.num): draw(cell, rng, PROBE, distribution) for cell in cells}
+    tracing = tracemalloc.is_tracing()
+    if not tracing:
+        tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        totals(plan, columns, PROBE, only)
+        used = max(1, tracemalloc.get_traced_memory()[1] - before)
+    finally:
+        if not tracing:
+            tracemalloc.stop()
+    return max(1, min(count, SLICE_BYTES * PROBE // used))
+
+
 def _chunks(plan: Plan, samples: int, seed: int, distribution: str,
             only: frozenset[str] | None = None) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
-    """(first sample, {market: totals}) chunk by chunk; the same draws every time for the same seed."""
+    """(first sample, {market: totals}) slice by slice; the same draws every time for the same seed."""
     rng = np.random.default_rng(seed)
     cells = ranged_inputs(plan)
-    for start in range(0, samples, CHUNK):  # memory stays bounded: one chunk's arrays at a time
-        count = min(CHUNK, samples - start)
+    size = chunk_size(len(cells))
+    width = 0
+    for start in range(0, samples, size):  # memory stays bounded: one chunk's draws at a time
+        count = min(size, samples - start)
         columns = {id(cell.num): draw(cell, rng, count, distribution) for cell in cells}
-        yield start, totals(plan, columns, count, only)
+        width = width or slice_width(plan, cells, count, distribution, only)
+        for at in range(0, count, width):  # and one slice's line items
+            part = {key: column[at:at + width] for key, column in columns.items()}
+            yield start + at, totals(plan, part, min(width, count - at), only)
 
 
 def sample_totals(plan: Plan, samples: int, seed: int, distribution: str) -> dict[str, np.ndarray]:

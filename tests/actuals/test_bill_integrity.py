@@ -182,3 +182,66 @@ def test_the_byte_count_agrees_with_duckdb_and_pythons_csv(tmp_path_factory, row
         line = reader.line_num + 1
     assert counted.count == len(starts) and read in (None, counted.count)
     assert [counted.line_of(i) for i in range(counted.count)] == starts
+
+
+def _focus_files(tmp_path: Path, **parts: list[dict]) -> dict[str, Path]:
+    import csv
+
+    from focus_bills import COLUMNS, MAPPING
+
+    (tmp_path / "map.yaml").write_text(MAPPING)
+    out = {}
+    for name, rows in parts.items():
+        out[name] = tmp_path / f"{name}.csv"
+        with open(out[name], "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
+            writer.writeheader()
+            writer.writerows(rows)
+    return out
+
+
+def test_an_export_in_parts_counts_every_part(tmp_path):
+    """AWS splits a month's FOCUS export into files of one invoice: part 2 replaced part 1 (411.62 of 263,953.81
+    lost, exit 0). Now the parts are joined; a part given again counts once; a later re-export replaces them."""
+    from focus_bills import focus_rows
+
+    rows = focus_rows({"2026-01": 2})
+    book = generate_workbook(PLAN, tmp_path / "b.xlsx")
+    files = _focus_files(tmp_path, whole=rows, p1=rows[:44], p2=rows[44:], again=rows[::-1])
+    whole = import_actuals(book, [files["whole"]], tmp_path / "w.xlsx", mapping=tmp_path / "map.yaml")
+    parts = import_actuals(book, [files["p1"], files["p2"], files["p1"]], tmp_path / "p.xlsx",
+                           mapping=tmp_path / "map.yaml")
+    total = whole.imported[0].total
+    assert f"{total:,.2f}" == "263,953.81" and len(parts.imported) == 1 and parts.replaced == []
+    assert parts.imported[0].total == total and parts.imported[0].rows == 89
+    assert sorted(parts.actuals.charges, key=repr) == sorted(whole.actuals.charges, key=repr)
+    lines = parts.summary()
+    assert lines[0] == "p1.csv: focus|AWS|123456789012|2026-01-01|: the same 44 rows as p1.csv, counted once"
+    assert lines[1].startswith("p1.csv + p2.csv: focus|AWS|123456789012|2026-01-01|: 89 rows, BilledCost "
+                               "263,953.81") and lines[1].endswith("(added)")
+    again = import_actuals(tmp_path / "p.xlsx", [files["again"]], tmp_path / "a.xlsx", mapping=tmp_path / "map.yaml")
+    assert again.replaced == [whole.imported[0].key] and again.actuals.batches[0].total == total
+    copies = import_actuals(book, [files["whole"], files["again"]], tmp_path / "c.xlsx", mapping=tmp_path / "map.yaml")
+    assert copies.actuals.batches[0].total == total and len(copies.actuals.batches) == 1  # the same rows: once
+    assert "(replaces whole.csv's 263,953.81)" in copies.summary()[1]
+
+
+def test_one_invoice_in_two_focus_versions_in_one_import_is_refused(capsys, book, tmp_path):
+    from focus_bills import focus_rows
+
+    rows = focus_rows({"2026-01": 2})
+    newer = [dict(r, ContractApplied="") for r in rows[44:]]  # a 1.3 column: the file reads as FOCUS 1.3
+    files = _focus_files(tmp_path, old=rows[:44])
+    with open(tmp_path / "new.csv", "w", newline="") as f:
+        import csv
+
+        from focus_bills import COLUMNS
+        writer = csv.DictWriter(f, fieldnames=[*COLUMNS, "ContractApplied", "ServiceProviderName"],
+                                extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(dict(r, ServiceProviderName=r["ProviderName"]) for r in newer)
+    code, out, err = run(capsys, "actuals", book, files["old"], tmp_path / "new.csv", "--map", tmp_path / "map.yaml",
+                         "-o", tmp_path / "o.xlsx")
+    assert (code, out) == (2, "") and len(err.strip().splitlines()) == 1 and not (tmp_path / "o.xlsx").exists()
+    assert err.startswith(f"Error: {tmp_path / 'new.csv'}: holds invoice 'focus|AWS|123456789012|2026-01-01|' as "
+                          f"{files['old']} does, but in focus-1.3 where that is focus-1.0"), err

@@ -24,6 +24,7 @@ from focus_data_toolkit.model.validator import lint_focus_1_4_structure
 from budgetbook.actuals.focus_forecast import COLUMNS, CUSTOM
 from budgetbook.api import export_plan, list_templates
 from budgetbook.errors import PlanError
+from budgetbook.planfile.loader import template_text
 
 SAMPLES = Path(__file__).parents[2] / "samples"
 TEMPLATES = [name for name, _ in list_templates()]
@@ -108,7 +109,11 @@ def test_a_plan_without_a_start_month_is_one_line(capsys, tmp_path):
     plan = "finetune-13b-lora"  # gives no `start:`
     code, out, err = run(capsys, "export", plan, "-o", tmp_path / "f.csv")
     assert code == 2 and "--start YYYY-MM" in err and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"Error: {plan}: has no `start:` month"), err  # the plan named (it was not)
     assert not (tmp_path / "f.csv").exists()
+    (tmp_path / "p.yaml").write_text(template_text(plan))
+    code, out, err = run(capsys, "export", tmp_path / "p.yaml")
+    assert (code, out) == (2, "") and err.startswith(f"Error: {tmp_path / 'p.yaml'}: has no `start:` month"), err
     code, _, err = run(capsys, "export", plan, "--start", "2026-13", "-o", tmp_path / "f.csv")
     assert code == 2 and "YYYY-MM" in err and not (tmp_path / "f.csv").exists()
     code, _, err = run(capsys, "export", "pretrain-7b", "--start", "2027-01")

@@ -175,6 +175,21 @@ def test_the_other_commands(capsys, files, tmp_path):
     assert_safe(out, err)
 
 
+def test_pictures_draw_a_labels_escapes_without_a_warning_per_glyph(capsys, files, tmp_path):
+    """A chart's labels (markets, inputs, lines) with control characters: matplotlib warned once per glyph it
+    has none for (`Warning: Glyph 155 (\\x9b) missing from font(s) DejaVu Sans.`, a dozen lines); the charts
+    now draw the escapes, as a terminal shows them."""
+    runs = [("report", files["actuals"], "-o", tmp_path / "r.html"),
+            ("simulate", files["plan"], "--samples", "300", "--plot", tmp_path / "s.png"),
+            ("variance", files["actuals"], "--plot", tmp_path / "v.svg"),
+            ("diff", "pretrain-7b", files["plan"], "--format", "html")]
+    for args in runs:
+        code, out, err = run(capsys, *args)
+        assert code in (0, 1), (args, err)
+        assert_safe(out, err)
+        assert "missing from font" not in err, (args, err)
+
+
 @pytest.mark.parametrize("case", ["plan key", "plan value", "mapping", "bill", "option", "missing file", "strict"])
 def test_errors_and_warnings_keep_the_terminal_safe(capsys, files, tmp_path, case):
     plan = tmp_path / "bad.yaml"

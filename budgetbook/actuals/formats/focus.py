@@ -15,6 +15,7 @@ A batch is one invoice: the issuer, billing account, billing period and invoice 
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -138,8 +139,10 @@ def read_focus(version: FocusVersion, ctx: Context, source: Source) -> list[Batc
     other = col(other_name, header)
     found = run(ctx.con, f"""
         SELECT batch, month, rule, CASE WHEN rule IS NULL THEN detail END AS what, category,
-               sum(amount), sum(quantity), sum(other), count(*) FILTER (WHERE NOT other_ok), count(*)
+               sum(amount), sum(quantity), sum(other), count(*) FILTER (WHERE NOT other_ok), count(*),
+               sum(md5_number_upper(content)), sum(md5_number_lower(content))
         FROM (SELECT {key} AS batch, substr(trim({date}), 1, 7) AS month, {rule} AS rule, {detail} AS detail,
+                     concat_ws(chr(31), {', '.join(text(h, header) for h in header)}) AS content,
                      {fields['charge_category']} AS category,
                      CAST(TRY_CAST(trim({cost}) AS DECIMAL(38,10)) * {rate} AS DECIMAL(38,10)) AS amount,
                      coalesce(TRY_CAST(trim({col('ConsumedQuantity', header)}) AS DECIMAL(38,10)), 0) AS quantity,
@@ -147,9 +150,10 @@ def read_focus(version: FocusVersion, ctx: Context, source: Source) -> list[Batc
                          AS other, {checks.number_ok(other, True)} AS other_ok
               FROM {scan})
         GROUP BY ALL ORDER BY ALL""", rule_params + rate_params * 2)  # the rate twice: the cost, the other
-    checks.hold_aggregate(source, rows, sum(r[-1] for r in found))
+    checks.hold_aggregate(source, rows, sum(r[9] for r in found))
     others = _other_costs(found, other_name if other_name in header else None, path, ctx.warnings)
-    found = [r[:7] + r[9:] for r in found]
+    digests = _digests(found)
+    found = [r[:7] + r[9:10] for r in found]
     charges: dict[str, list[Charge]] = {}
     categories: dict[str, dict[str, Decimal]] = {}
     odd: set[str] = set()
@@ -170,8 +174,19 @@ def read_focus(version: FocusVersion, ctx: Context, source: Source) -> list[Batc
                             f"one FOCUS defines ({', '.join(CHARGE_CATEGORIES)}); those charges are mapped by the "
                             "rules like any other")
     warn_formula_text(ctx.con, source.scan(), header, path, ctx.warnings, TEXTS)
-    return [batch(k, path, "focus", mapping.cost_column, found_, categories[k], others.get(k))
+    return [batch(k, path, "focus", mapping.cost_column, found_, categories[k], others.get(k), digests[k])
             for k, found_ in charges.items()]
+
+
+def _digests(found: list[tuple]) -> dict[str, str]:
+    """Per batch, a digest of its rows' content: the sums of each row's MD5 over its columns' text, and the count
+    (the order of rows does not matter)."""
+    sums: dict[str, list[int]] = {}
+    for r in found:
+        acc = sums.setdefault(r[0], [0, 0, 0])
+        acc[0], acc[1], acc[2] = acc[0] + int(r[10]), acc[1] + int(r[11]), acc[2] + r[9]
+    return {k: hashlib.sha256(f"{u % 2**64}:{lo % 2**64}:{n}".encode()).hexdigest()[:16]
+            for k, (u, lo, n) in sums.items()}
 
 
 def _other_costs(found: list[tuple], name: str | None, path, warnings: list[str]) -> dict[str, tuple]:

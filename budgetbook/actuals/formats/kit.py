@@ -116,16 +116,34 @@ def rate_sql(currency: str, mapping: Mapping, plan: Plan) -> tuple[str, list]:
 
 def batch(key: str, path: Path, fmt: str, cost_column: str, charges: list[Charge],
           categories: dict[str, Decimal] | None = None,
-          other: tuple[str, Decimal, Decimal] | None = None) -> Batch:
+          other: tuple[str, Decimal, Decimal] | None = None, digest: str = "") -> Batch:
+    found = _one_line_each(charges)
+    return Batch(key, path.name, fmt, cost_column, sum(c.rows for c in found), sum((c.amount for c in found),
+                 Decimal(0)), found, tuple(sorted((categories or {}).items())), other, digest)
+
+
+def joined(first: Batch, part: Batch) -> Batch:
+    """Two parts of one invoice's export (two files, other rows) as one batch: every charge and total of both."""
+    categories = dict(first.categories)
+    for k, v in part.categories:
+        categories[k] = categories.get(k, Decimal(0)) + v
+    other = None
+    if first.other is not None and part.other is not None:
+        other = (first.other[0], first.other[1] + part.other[1], first.other[2] + part.other[2])
+    found = _one_line_each([*first.charges, *part.charges])
+    return Batch(first.key, f"{first.source} + {part.source}", first.format, first.cost_column,
+                 first.rows + part.rows, first.total + part.total, found, tuple(sorted(categories.items())), other,
+                 first.digest)
+
+
+def _one_line_each(charges: list[Charge]) -> tuple[Charge, ...]:
     merged: dict[tuple, Charge] = {}
     for c in charges:  # a rule's charges of one month, whatever else they differed in, are one line
         k = (c.month, c.market, c.item, c.workload, c.detail)
         was = merged.get(k)
         merged[k] = c if was is None else Charge(c.month, c.market, c.item, c.workload, was.amount + c.amount,
                                                  was.gpu_hours + c.gpu_hours, was.rows + c.rows, c.detail)
-    found = tuple(merged.values())
-    return Batch(key, path.name, fmt, cost_column, sum(c.rows for c in found), sum((c.amount for c in found),
-                 Decimal(0)), found, tuple(sorted((categories or {}).items())), other)
+    return tuple(merged.values())
 
 
 def warn_formula_text(con: Any, scan: str, header: list[str], path: Path, warnings: list[str],
