@@ -409,7 +409,7 @@ class Solve(str, Enum):
 
 @app.command()
 def fit(
-    plan: Annotated[str, typer.Argument(help="Plan file or template name.")],
+    plan: Annotated[str, typer.Argument(help="Plan file, template name, or workbook (its current inputs).")],
     budget: Annotated[float, typer.Option("--budget", help="The total development cost to spend.")],
     solve: Annotated[Solve, typer.Option("--solve", help="The input to solve; every other is held.")],
     workload: Annotated[str | None, typer.Option("--workload", "-w",
