@@ -56,7 +56,8 @@ def people_days(r: Any) -> float:
     return sum(getattr(r, key) for key in DAYS) + r.debugging_days_per_month * r.months
 
 
-def _workload_cost(view: MarketView, w: Any) -> float:
+def workload_cost(view: MarketView, w: Any) -> float:
+    """One workload's reliability and verification: its compute x the overhead share of the market it pays."""
     pays = next(m for m in view.plan.markets if m.id == compute.workload_compute(view, w).pays)
     return compute.workload_compute(view, w).cost * overhead_share(pays.reliability)
 
@@ -67,11 +68,11 @@ def _days_cost(view: MarketView) -> float:
 
 
 def reference(view: MarketView) -> dict[str, float]:
-    return {LINE.id: sum(_workload_cost(view, w) for w in view.plan.workloads) + _days_cost(view)}
+    return {LINE.id: sum(workload_cost(view, w) for w in view.plan.workloads) + _days_cost(view)}
 
 
 def monthly(view: MarketView) -> dict[str, list[float]]:
-    months = [view.spread(_workload_cost(view, w), run_window(view.plan, w)) for w in view.plan.workloads]
+    months = [view.spread(workload_cost(view, w), run_window(view.plan, w)) for w in view.plan.workloads]
     months.append(view.spread(_days_cost(view), FIRST_MONTH))
     return {LINE.id: [sum(month) for month in zip(*months, strict=True)]}
 
