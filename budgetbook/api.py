@@ -416,12 +416,12 @@ def simulate(spec: str | Path | None = None, samples: int = 10_000, seed: int = 
 
 # ---------------------------------------------------------------- planning in reverse (issue 24): planning/
 
-def fit_plan(spec: str | Path | None, budget: float, solve: str, *, workload: str | None = None,
+def fit_plan(spec: str | Path | None, budget: float | None, solve: str | None, *, workload: str | None = None,
              market: str | None = None, deadline: float | None = None, tokens_per_param: float | None = None,
              out: PathLike | None = None, force: bool = False) -> Fit:
     """One input (`solve`: tokens, params, gpus, days, runs) solved so that `market`'s total development
-    cost equals `budget` (`planning.fit`); with `out`, the solved plan is written there, comments kept. A
-    workbook is read as `show` reads it (its embedded plan, current inputs)."""
+    cost equals `budget` (`planning.fit`; None: the plan's `fit:`); with `out`, the solved plan is written
+    there, comments kept. A workbook is read as `show` reads it (its embedded plan, current inputs)."""
     from .atomic import write_text_atomic
     from .planfile.loader import plan_from_text
     from .planfile.rewrite import rewrite_values

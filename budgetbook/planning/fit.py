@@ -97,8 +97,18 @@ class Problem:
         return self.run(x).days
 
 
-def fit(plan: Plan, budget: float, solve: str, *, workload: str | None = None, market: str | None = None,
-        deadline: float | None = None, tokens_per_param: float | None = None) -> Fit:
+def fit(plan: Plan, budget: float | None, solve: str | None, *, workload: str | None = None,
+        market: str | None = None, deadline: float | None = None, tokens_per_param: float | None = None) -> Fit:
+    """`budget`, `solve` and `workload` default to the plan's `fit:` section (its budget's base case)."""
+    section = getattr(plan, "fit", None)
+    if (budget is None or solve is None) and section is None:
+        raise UsageError("give `--budget AMOUNT` and `--solve INPUT`, or a `fit:` section in the plan "
+                         "(budget, solve) that they default to")
+    if section is not None:
+        budget = section.budget.base if budget is None else budget
+        solve = section.solve if solve is None else solve
+        workload = section.workload if workload is None else workload
+    assert budget is not None and solve is not None
     if not (math.isfinite(budget) and 0 < budget <= 1e15):
         raise UsageError(f"`--budget {budget:g}`: expected an amount above 0 and at most 1e15")
     if deadline is not None and not (math.isfinite(deadline) and 0 < deadline <= 3650):

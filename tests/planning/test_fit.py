@@ -92,6 +92,7 @@ def test_fit_of_a_book_solves_its_current_inputs(capsys, tmp_path):
     (("deepseek-v3", "--budget", 1e9, "--solve", "runs", "-w", "exploratory", "--deadline", 1), "it needs"),
     (("pretrain-7b", "--budget", 1e6, "--solve", "runs", "-m", "nowhere"), "no such market"),
     (("pretrain-7b", "--budget", 1e6, "--solve", "days"), "takes its hours from `flops`"),
+    (("pretrain-7b", "--budget", 1e6), "or a `fit:` section in the plan"),
 ])
 def test_failures_are_one_line_exit_2_nothing_written(capsys, tmp_path, args, says):
     out = tmp_path / "solved.yaml"

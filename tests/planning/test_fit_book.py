@@ -58,6 +58,18 @@ def test_the_fit_sheet_by_hand(tmp_path):
         assert values[name] == pytest.approx(expected, rel=1e-9), name
 
 
+def test_fit_reads_the_plan_s_fit_section(capsys, tmp_path):
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(TEXT)
+    code, out, err = run(capsys, "fit", plan, "-m", "decentralized_market", "--format", "json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert (result["budget"], result["solve"], result["binds"]) == (2.5e6, "tokens", "budget")
+    assert result["value"] == pytest.approx(5e12 + (2.5e6 - result["was_total"]) / PER_TOKEN, rel=1e-8)
+    code, out, err = run(capsys, "fit", plan, "--budget", 1e6, "-m", "decentralized_market", "--format", "json")
+    assert code == 0 and json.loads(out)["budget"] == 1e6, err  # a flag wins over the section
+
+
 def test_a_bad_fit_section_is_one_line(capsys, tmp_path):
     plan = tmp_path / "plan.yaml"
     plan.write_text(TEXT.replace("solve: tokens", "solve: days"))
