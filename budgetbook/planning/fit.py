@@ -65,6 +65,7 @@ class Fit:
     gpus: float | None = None
     deadline_days: float | None = None
     gpus_for_deadline: float | None = None
+    market_label: str = ""        # the market's label, as every table names it
     solved: Plan | None = field(default=None, repr=False)
     values: dict[tuple, Any] = field(default_factory=dict, repr=False)   # key path -> Num, to write
 
@@ -144,7 +145,8 @@ def fit(plan: Plan, budget: float | None, solve: str | None, *, workload: str | 
                method, ratio, {cell.key_path: values[cell.path].base for cell, _ in chosen.follow},
                [{"item": item, "label": labels[item], "value": value} for item, value in figures.items()],
                run.days, run.gpus, deadline, None if deadline is None else run.allocated_gpu_hours
-               / (deadline * HOURS_PER_DAY), solved, values)
+               / (deadline * HOURS_PER_DAY), next(m.label or m.id for m in plan.markets if m.id == market),
+               solved, values)
 
 
 def _on_budget(problem: Problem, budget: float, money: Any) -> tuple[float, str, str, str]:
