@@ -129,15 +129,20 @@ def show_months(spec: str | Path | None = None, *, strict: bool = False, view: s
 def _shown_plan(spec: str | Path | None, strict: bool) -> Plan:
     """The plan `show` prints: a plan file or template, or a workbook's embedded plan with the inputs
     it holds now (what `extract` would write); `BOOK.xlsx@baseline`: the plan it froze (`review.sides`)."""
-    from .planfile.loader import load_plan, plan_from_text
-    from .review.sides import load_side, split_version
+    from .planfile.loader import plan_from_text
+    return plan_from_text(*_shown_text(spec)[::-1], strict=strict)
 
+
+def _shown_text(spec: str | Path | None) -> tuple[str, str]:
+    """(source, text) of the plan `show` prints: a workbook's is its embedded plan at its current inputs."""
+    from .planfile.loader import resolve
+    from .review.sides import load_side, split_version
     if isinstance(spec, str) and split_version(spec)[1] is not None:  # BOOK.xlsx@baseline, @reforecast
-        return plan_from_text(load_side(spec).text, f"{spec} (a version of the book)", strict=strict)
+        return f"{spec} (a version of the book)", load_side(spec).text
     if spec is not None and is_workbook_file(Path(spec)):
         from .review.extract import extract_plan_text
-        return plan_from_text(extract_plan_text(Path(spec)), f"{spec} (embedded plan, current inputs)", strict=strict)
-    return load_plan(spec, strict=strict)
+        return f"{spec} (embedded plan, current inputs)", extract_plan_text(Path(spec))
+    return resolve(spec)
 
 
 def is_workbook_file(path: Path) -> bool:
@@ -266,9 +271,8 @@ def export_plan(spec: str | Path | None, out: PathLike | None = None, *, format:
     stage("forecast rows")
     text = forecast_csv(plan)
     if out is not None:
-        protect = [Path(spec)] if spec is not None and is_workbook_file(Path(spec)) else _plan_files(spec)
-        check_destination(out, protect=protect, force=force)
-        write_text_atomic(out, text, protect=protect)
+        check_destination(out, protect=_plan_files(spec), force=force)  # a workbook's own path too
+        write_text_atomic(out, text, protect=_plan_files(spec))
     return text
 
 
@@ -412,20 +416,21 @@ def simulate(spec: str | Path | None = None, samples: int = 10_000, seed: int = 
 
 # ---------------------------------------------------------------- planning in reverse (issue 24): planning/
 
-def fit_plan(spec: str | Path | None, budget: float, solve: str, *, workload: str | None = None,
+def fit_plan(spec: str | Path | None, budget: float | None, solve: str | None, *, workload: str | None = None,
              market: str | None = None, deadline: float | None = None, tokens_per_param: float | None = None,
              out: PathLike | None = None, force: bool = False) -> Fit:
     """One input (`solve`: tokens, params, gpus, days, runs) solved so that `market`'s total development
-    cost equals `budget` (`planning.fit`); with `out`, the solved plan is written there, comments kept."""
+    cost equals `budget` (`planning.fit`; None: the plan's `fit:`); with `out`, the solved plan is written
+    there, comments kept. A workbook is read as `show` reads it (its embedded plan, current inputs)."""
     from .atomic import write_text_atomic
-    from .planfile.loader import plan_from_text, resolve
+    from .planfile.loader import plan_from_text
     from .planfile.rewrite import rewrite_values
     from .planning.fit import fit
 
-    source, text = resolve(spec)
+    source, text = _shown_text(spec)
     plan = plan_from_text(text, source)
     stage("solving")
-    inputs = _plan_files(spec)
+    inputs = _plan_files(spec)  # a workbook's own path too
     if out is not None:
         check_destination(out, protect=inputs, force=force)
     result = fit(plan, budget, solve, workload=workload, market=market, deadline=deadline,
@@ -439,12 +444,7 @@ def fit_plan(spec: str | Path | None, budget: float, solve: str, *, workload: st
 
 def options(spec: str | Path | None = None) -> Options:
     """The plan's serving volume met each way: an API, or the plan's own model on each market (`planning.options`)."""
-    from .errors import UsageError
     from .planfile.loader import load_plan
     from .planning.options import options as options_of
 
-    plan = load_plan(spec)
-    serving = getattr(plan, "serving", None)
-    if serving is not None and not serving.months.base > 0:
-        raise UsageError("`options` needs `serving.months` above 0 (the horizon the options are compared over)")
-    return options_of(plan)
+    return options_of(load_plan(spec))

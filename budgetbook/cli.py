@@ -412,9 +412,11 @@ class Solve(str, Enum):
 
 @app.command()
 def fit(
-    plan: Annotated[str, typer.Argument(help="Plan file or template name.")],
-    budget: Annotated[float, typer.Option("--budget", help="The total development cost to spend.")],
-    solve: Annotated[Solve, typer.Option("--solve", help="The input to solve; every other is held.")],
+    plan: Annotated[str, typer.Argument(help="Plan file, template name, or workbook (its current inputs).")],
+    budget: Annotated[float | None, typer.Option("--budget", help="The total development cost to spend "
+                                                                  "(default: the plan's fit.budget).")] = None,
+    solve: Annotated[Solve | None, typer.Option("--solve", help="The input to solve; every other is held "
+                                                                "(default: the plan's fit.solve).")] = None,
     workload: Annotated[str | None, typer.Option("--workload", "-w",
                                                  help="Workload to solve (default: the final run).")] = None,
     market: Annotated[str | None, typer.Option("--market", "-m",
@@ -429,12 +431,12 @@ def fit(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing plan file.")] = False,
     format: Annotated[TableOrJson, typer.Option("--format", "-f", help="Output format.")] = TableOrJson.table,
 ):
-    """Solve one input so that a market's total development cost equals a budget; say what binds."""
+    """Solve one input so that a market's total development cost equals a budget (default: the plan's fit:)."""
     from .output.fit import render_fit  # heavy (reference model, rich): off the startup path
 
     with _progress("fit", format.value):
-        result = api.fit_plan(plan, budget, solve.value, workload=workload, market=market, deadline=deadline,
-                              tokens_per_param=tokens_per_param, out=output, force=force)
+        result = api.fit_plan(plan, budget, solve and solve.value, workload=workload, market=market,
+                              deadline=deadline, tokens_per_param=tokens_per_param, out=output, force=force)
     render_fit(result, format.value)
     if output is not None:
         wrote(output, err=True)

@@ -345,7 +345,8 @@ def commitment(draw, market_id: str, gpu: str) -> dict:
 # do not count, and are drawn here only until its strategy is written
 SECTION_STRATEGIES = {"people": people_section(), "items": items_section(), "serving": serving_section(),
                       "contingency": contingency_section(), "commitments": st.none(), "adjustments": st.none(),
-                      "scope": st.none()}  # the scope goes with serving: `plan_data` draws it with serving's
+                      "scope": st.none(),  # the scope goes with serving: `plan_data` draws it with serving's
+                      "fit": st.none()}  # a budget to fit goes with the workloads: `plan_data` draws it with them
 
 
 @st.composite
@@ -363,6 +364,19 @@ def adjustments(draw, market_ids: list[str]) -> list:
                                                           f"=compute_{market_id}*-5%+100"))))
         out.append(note(draw, entry))
     return out
+
+
+@st.composite
+def fit_section(draw, workloads: list[dict]) -> dict:
+    """A budget, and an input of one workload its hours come from (runs: any) to solve for it."""
+    chosen = draw(st.sampled_from(workloads))
+    ways = {"flops": ("tokens", "params"), "cluster": ("gpus", "days")}
+    solves = next((solve for key, solve in ways.items() if key in chosen), ()) + ("runs",)
+    data: dict = {"budget": draw(value(1e3, 1e8)), "solve": draw(st.sampled_from(solves))}
+    finals = [w["id"] for w in workloads if w.get("final_run")]
+    if (len(workloads) > 1 and finals != [chosen["id"]]) or draw(st.booleans()):
+        data["workload"] = chosen["id"]  # else the only workload, or the only final run
+    return note(draw, data)
 
 
 def section_strategy(section) -> st.SearchStrategy:
@@ -414,6 +428,8 @@ def plan_data(draw) -> dict:
         data["as_of"] = draw(st.sampled_from(AS_OF))
     if draw(st.integers(0, 3)) == 0:  # a modest rate: the Adjustments sheet in about one plan of four
         sections["adjustments"] = draw(adjustments([m["id"] for m in markets]))
+    if draw(st.integers(0, 2)) == 0:  # the Fit sheet in about one plan of three
+        sections["fit"] = draw(fit_section(workloads))
     return data | sections
 
 

@@ -19,6 +19,7 @@ from ..plan.model import Plan
 from . import (
     adjustments,
     base,
+    budget_fit,
     commitment,
     compute,
     contingency,
@@ -87,6 +88,7 @@ LINE_ITEMS = LineItems((
     adjustments.ITEM,  # after the contingency: finance's own lines take no reserve
     serving.ITEM,
     scope.ITEM,  # no line: gives serving its volume and `options` its candidates
+    budget_fit.ITEM,  # no line: the plan's budget, and what it buys on the Fit sheet
 ))
 
 # defined-name prefixes of the cells outside the line items' calculations (inputs, constants, outputs)

@@ -62,7 +62,8 @@ def _paid(view: MarketView, w: Any) -> tuple[float, Any]:
     return done.cost, next(m for m in view.plan.markets if m.id == done.pays).reliability
 
 
-def _workload_cost(view: MarketView, w: Any) -> float:
+def workload_cost(view: MarketView, w: Any) -> float:
+    """One workload's reliability and verification: its compute x the overhead share of the market it pays."""
     cost, r = _paid(view, w)
     return cost * overhead_share(r)
 
@@ -95,11 +96,11 @@ def parts(view: MarketView) -> dict[str, float]:
 
 
 def reference(view: MarketView) -> dict[str, float]:
-    return {LINE.id: sum(_workload_cost(view, w) for w in view.plan.workloads) + _days_cost(view)}
+    return {LINE.id: sum(workload_cost(view, w) for w in view.plan.workloads) + _days_cost(view)}
 
 
 def monthly(view: MarketView) -> dict[str, list[float]]:
-    months = [view.spread(_workload_cost(view, w), run_window(view.plan, w)) for w in view.plan.workloads]
+    months = [view.spread(workload_cost(view, w), run_window(view.plan, w)) for w in view.plan.workloads]
     months.append(view.spread(_days_cost(view), FIRST_MONTH))
     return {LINE.id: [sum(month) for month in zip(*months, strict=True)]}
 

@@ -25,7 +25,7 @@ def render_fit(result: Fit, fmt: str, out: TextIO | None = None) -> None:
     from rich.text import Text
 
     cur = result.currency
-    title = (f"{result.plan}: {result.input} for {money(result.budget, cur)} on {result.market} "
+    title = (f"{result.plan}: {result.input} for {money(result.budget, cur)} on {result.market_label or result.market} "
              f"(total development cost, base case)")
     table = Table(title=Text(visible(title)), title_justify="left")
     table.add_column("", justify="left")

@@ -75,9 +75,10 @@ def render_serving_table(plan: Plan, out: TextIO) -> None:
     for title, _key, fmt in columns:
         table.add_column(title, justify="left" if fmt is None else "right", no_wrap=fmt is not None,
                          overflow="fold" if fmt is None else "ellipsis")
+    labels = {m.id: m.label or m.id for m in plan.markets}  # as every table names a market
     for row in rows:
-        table.add_row(Text(visible(row["market"])), *("" if key not in row else format(row[key], fmt)
-                                                      for _title, key, fmt in columns[1:]))
+        table.add_row(Text(visible(labels.get(row["market"], row["market"]))),
+                      *("" if key not in row else format(row[key], fmt) for _title, key, fmt in columns[1:]))
     console(out, 140).print(table)
 
 

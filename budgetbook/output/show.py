@@ -31,6 +31,8 @@ from .plaintext import csv_text, visible
 
 COLUMNS = ("name", "item", "market", "label", "value", "low", "high")
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
+# a saving under this is said to the cent: two markets $0.06 apart must not read "saves $0"
+CENTS_BELOW = 1_000
 
 
 def money(value: float, currency: str, decimals: int = 0) -> str:
@@ -141,13 +143,19 @@ def decision_line(breakdown: Breakdown) -> str:
     # "Cheapest saves against this market"); said here against the next cheapest, the real alternative
     runner_up = min((m for m in totals if m != cheapest), key=lambda m: totals[m])
     saving = totals[runner_up] - totals[cheapest]
-    share = f" ({saving / totals[runner_up]:.1%})" if totals[runner_up] > 0 else ""
+    share = f" ({_share(saving / totals[runner_up])})" if totals[runner_up] > 0 else ""
+    said = money(saving, breakdown.currency, 2 if saving < CENTS_BELOW else 0)
     low, high = next((f.low, f.high) for f in breakdown.figures if f.item == "total" and f.market == cheapest)
     ranged = (f" (best {money(low, breakdown.currency)}, worst {money(high, breakdown.currency)})"
               if low is not None and high is not None else "")
     return (f"Cheapest: {labels[cheapest]}, {money(totals[cheapest], breakdown.currency)} total development cost"
-            f"{ranged}; saves {money(saving, breakdown.currency)}{share} against the next cheapest, "
+            f"{ranged}; saves {said}{share} against the next cheapest, "
             f"{labels[runner_up]}")
+
+
+def _share(share: float) -> str:
+    """A saving's share as the decision line says it: 20.0%, or "under 0.1%" where it would round to 0.0%."""
+    return "under 0.1%" if 0 < share < 0.0005 else f"{share:.1%}"
 
 
 def ownership_lines(breakdown: Breakdown) -> list[str]:

@@ -65,6 +65,7 @@ class Fit:
     gpus: float | None = None
     deadline_days: float | None = None
     gpus_for_deadline: float | None = None
+    market_label: str = ""        # the market's label, as every table names it
     solved: Plan | None = field(default=None, repr=False)
     values: dict[tuple, Any] = field(default_factory=dict, repr=False)   # key path -> Num, to write
 
@@ -97,8 +98,18 @@ class Problem:
         return self.run(x).days
 
 
-def fit(plan: Plan, budget: float, solve: str, *, workload: str | None = None, market: str | None = None,
-        deadline: float | None = None, tokens_per_param: float | None = None) -> Fit:
+def fit(plan: Plan, budget: float | None, solve: str | None, *, workload: str | None = None,
+        market: str | None = None, deadline: float | None = None, tokens_per_param: float | None = None) -> Fit:
+    """`budget`, `solve` and `workload` default to the plan's `fit:` section (its budget's base case)."""
+    section = getattr(plan, "fit", None)
+    if (budget is None or solve is None) and section is None:
+        raise UsageError("give `--budget AMOUNT` and `--solve INPUT`, or a `fit:` section in the plan "
+                         "(budget, solve) that they default to")
+    if section is not None:
+        budget = section.budget.base if budget is None else budget
+        solve = section.solve if solve is None else solve
+        workload = section.workload if workload is None else workload
+    assert budget is not None and solve is not None
     if not (math.isfinite(budget) and 0 < budget <= 1e15):
         raise UsageError(f"`--budget {budget:g}`: expected an amount above 0 and at most 1e15")
     if deadline is not None and not (math.isfinite(deadline) and 0 < deadline <= 3650):
@@ -134,7 +145,8 @@ def fit(plan: Plan, budget: float, solve: str, *, workload: str | None = None, m
                method, ratio, {cell.key_path: values[cell.path].base for cell, _ in chosen.follow},
                [{"item": item, "label": labels[item], "value": value} for item, value in figures.items()],
                run.days, run.gpus, deadline, None if deadline is None else run.allocated_gpu_hours
-               / (deadline * HOURS_PER_DAY), solved, values)
+               / (deadline * HOURS_PER_DAY), next(m.label or m.id for m in plan.markets if m.id == market),
+               solved, values)
 
 
 def _on_budget(problem: Problem, budget: float, money: Any) -> tuple[float, str, str, str]:

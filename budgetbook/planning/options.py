@@ -88,6 +88,8 @@ def options(plan: Plan, scenario: str = "base") -> Options:
                          "`api_price_per_million_tokens` (the API's price per million tokens), or "
                          "`api_input_price_per_million_tokens` and `api_output_price_per_million_tokens`")
     months = serving.months
+    if scenario == "base" and not months > 0:
+        raise UsageError("`options` needs `serving.months` above 0 (the horizon the options are compared over)")
     tokens = tokens_per_month(resolved)
     api_per_month = tokens / TOKENS_PER_MILLION * api
     found = [Option("api", "api", "Call an API", 0.0, api_per_month, api_per_month * months, None)]

@@ -11,19 +11,22 @@ from typing import Any
 
 from ..physics.model import physics_rows
 from ..plan.model import Plan
+from ..planning.fit_book import sheet_rows as fit_rows
 from ..planning.options import sheet_rows as options_rows
 from .compare import close_enough
 from .findings import Finding, clipped, jsonable
 from .readback import OpenedWorkbook, is_error_value
 
 ABS_TOL = 1e-9  # the figures are hours, shares and counts, not money: the currency tolerance does not apply
+# (the Fit sheet's money rows are held to it too: `check`'s relative tolerance is what lets them differ)
 
 
 def compare_physics(book: OpenedWorkbook, evaluated: dict[str, Any], current: Plan,
                     rel_tol: float, scenario: str = "base") -> list[Finding]:
     """The Compute sheet's physical figures against the reference in the plan scenario the book is set to."""
     findings = []
-    rows = [*physics_rows(current, scenario), *options_rows(current, scenario)]  # and the Options sheet's
+    # and the Options sheet's rows, and the Fit sheet's live ones
+    rows = [*physics_rows(current, scenario), *options_rows(current, scenario), *fit_rows(current, scenario)]
     for name, _item, market, label, expected in rows:
         where = book.locate(name)
         value = evaluated.get(name.lower())

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..plan.inputs import InputCell, input_cells
 from ..plan.numbers import Num
+from ..planning.fit_book import computed as fit_computed
 from ..reference import Breakdown, at_end
 from ..sheetkit.scenario import CHOICES, DEFAULT, NAME, PLAN_SCENARIO
 from ..workbook.percentiles import COMPUTED_KEYS, simulated
@@ -90,7 +91,8 @@ def in_scenario(breakdown: Breakdown, scenario: str) -> Breakdown:
 
 
 def computed_findings(book: OpenedWorkbook, current: Any, rel_tol: float, abs_tol: float) -> list[Finding]:
-    """Warnings where the numbers budgetbook computed (Sensitivity totals, Summary percentiles) no longer fit
+    """Warnings where the numbers budgetbook computed (Sensitivity totals, Summary percentiles, the Fit sheet's
+    answer and flag) no longer fit
     the edited inputs: they are values, computed for the plan as generated, and do not move with an edit.
 
     A number typed over while the inputs are unchanged is a `structure` error (the audit holds each to
@@ -103,6 +105,9 @@ def computed_findings(book: OpenedWorkbook, current: Any, rel_tol: float, abs_to
     if any(spec.name.startswith("sim_") for spec in book.layout):
         for market, stats in simulated(current).markets.items():
             expected |= {f"sim_{key}_{market}": getattr(stats, key) for key in COMPUTED_KEYS}
+    if any(spec.name.startswith("fits_linear_") for spec in book.layout):
+        for market, values in fit_computed(current).items():
+            expected |= {f"fits_{key}_{market}": value for key, value in values.items()}
     if TITLE in {sheet.title for sheet in book.blueprint.sheets}:
         from ..ranges.sensitivity import sensitivity  # on first use, not at import: loads numpy
 

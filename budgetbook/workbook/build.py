@@ -25,6 +25,7 @@ from ..sheetkit.rows import CalcSheet
 from .about import build_about
 from .cash_flow import build_cash_flow
 from .checks import build_checks
+from .fit_sheet import build_fit
 from .inputs_sheet import build_inputs
 from .openpyxl_book import to_openpyxl
 from .options_sheet import build_options
@@ -50,6 +51,7 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
     build_inputs(book, plan, inp.cells, notes)
     for item in LINE_ITEMS:
         item.build(book, plan, inp)
+    build_fit(book, plan, inp)  # after the line items, in their tab order: it reads their rows
     gap_at = build_summary(book, plan)
     build_procurement(book, plan)
     gap.summary_rows(CalcSheet.resume(book, plan, "Summary"), plan, gap_at)  # the figures are on Procurement

@@ -104,6 +104,14 @@ def test_table_groups_markets_and_keeps_magnitudes_apart(capsys):
            "saves $208,635 (20.0%) against the next cheapest, Neo-cloud" in " ".join(out.split())
 
 
+def test_support_assistant_markets_by_label_and_a_small_saving_in_cents(capsys):
+    out = " ".join(shown(capsys, "show", "support-assistant").split())
+    # the two totals are $0.06 apart ($2.99 against $3.00 an hour, 6 GPU-hours): not "saves $0 (0.0%)"
+    assert "saves $0.06 (under 0.1%) against the next cheapest, Hyperscaler on-demand H100 at $3.00" in out
+    serving = out[out.index("Serving (base case)"):]
+    assert "Neo-cloud H100" in serving and "neo_cloud" not in serving  # labels (wrapped), as every table
+
+
 def test_csv_label_cannot_become_a_formula(tmp_path, capsys):
     from budgetbook.planfile.loader import template_text
 

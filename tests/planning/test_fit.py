@@ -57,12 +57,42 @@ def test_params_follow_tokens_and_the_block_is_bisected(capsys):
     assert abs(result["total"] - 2.5e6) <= TOLERANCE
 
 
+def test_fit_of_a_book_solves_its_current_inputs(capsys, tmp_path):
+    # as `show BOOK` reads it: the decentralized price typed from $1.80 to $2.00 in the workbook
+    import openpyxl
+    from cli_run import sha
+
+    from budgetbook.workbook.write import write_workbook
+
+    source, text = resolve("pretrain-7b")
+    book = write_workbook(plan_from_text(text, source), text, tmp_path / "book.xlsx")
+    wb = openpyxl.load_workbook(book)
+    sheet, ref = next(iter(wb.defined_names["mkt_decentralized_market_price_h100_sxm"].destinations))
+    wb[sheet][ref.replace("$", "")] = 2.00
+    wb.save(book)
+    before = sha(book)
+    code, stdout, err = run(capsys, "show", book, "--format", "json")
+    total = next(f["value"] for f in json.loads(stdout)["figures"] if f["name"] == "total_decentralized_market")
+    out = tmp_path / "solved.yaml"
+    code, stdout, err = run(capsys, "fit", book, "--budget", 1e6, "--solve", "tokens", "-m", "decentralized_market",
+                            "-o", out, "--format", "json")
+    assert code == 0 and sha(book) == before, err
+    result = json.loads(stdout)
+    per_token = 6 * 7e9 / (989e12 * 3600) / 0.5 * 2.00 * 1.15  # as by hand above, at the edited price
+    assert result["was_total"] == pytest.approx(total, abs=TOLERANCE)
+    assert result["value"] == pytest.approx(5e12 + (1e6 - total) / per_token, rel=1e-6)
+    solved = plan_from_text(out.read_text())  # the book's plan, its edited price kept, the tokens solved
+    assert solved.markets[2].gpu_prices["H100_SXM"].base == 2.00
+    assert abs(compute_breakdown(solved).value("total_decentralized_market") - 1e6) <= TOLERANCE
+
+
 @pytest.mark.parametrize(("args", "says"), [
     (("pretrain-7b", "--budget", 100_000, "--solve", "tokens"), "over it"),
     (("finetune-13b-lora", "--budget", 1e6, "--solve", "tokens"), "takes its hours from `ideal_gpu_hours`"),
     (("deepseek-v3", "--budget", 1e9, "--solve", "runs", "-w", "exploratory", "--deadline", 1), "it needs"),
     (("pretrain-7b", "--budget", 1e6, "--solve", "runs", "-m", "nowhere"), "no such market"),
     (("pretrain-7b", "--budget", 1e6, "--solve", "days"), "takes its hours from `flops`"),
+    (("pretrain-7b", "--budget", 1e6), "or a `fit:` section in the plan"),
 ])
 def test_failures_are_one_line_exit_2_nothing_written(capsys, tmp_path, args, says):
     out = tmp_path / "solved.yaml"

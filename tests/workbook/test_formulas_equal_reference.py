@@ -15,6 +15,7 @@ from lineitem_case import assert_cash_flow_matches_reference
 from strategies import plans
 
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
+from budgetbook.planning.fit_book import sheet_rows as fit_rows
 from budgetbook.reference import compute_breakdown
 from budgetbook.sheetkit.embed import read_embedded_plan
 from budgetbook.workbook.build import build_workbook, workbook_layout
@@ -34,6 +35,8 @@ def assert_matches_reference(plan, values: dict) -> None:
             f"{figure.name}: workbook {got!r} != reference {figure.value!r}"
     assert values["checks_ok"] is True
     assert_cash_flow_matches_reference(plan, values)
+    for name, _key, _market, _label, expected in fit_rows(plan):  # the Fit sheet's live rows, where it has one
+        assert math.isclose(values[name], expected, rel_tol=REL, abs_tol=1e-6), f"{name}: {values[name]!r}"
 
 
 def _xlsx_bytes(plan, text) -> bytes:
