@@ -52,10 +52,15 @@ def build_sensitivity(book: Blueprint, plan: Plan) -> None:
         return  # nothing ranged: nothing to be sensitive to
     result = Lazy.of(_result, plan)
     cells = {cell.key_path: cell for cell in input_cells(plan)}
-    # each end in its input's own format (45.0%, $2.50): the ranking is needed now, not at writing (~40 ms)
-    ranked = [cells[item.input] for item in result.get().inputs]
-    formats = [number_format(cell, plan.currency) for cell in ranked]
-    titles = [input_title(plan, cell) for cell in ranked]
+    # each row's input as its Inputs row reads, its ends in its own format (45.0%, $2.50): by the ranking,
+    # worked out when read (writing, `check`), never by a layout that only refuses bad names (`show PLAN`)
+    def titled(k: int) -> Computed:
+        return Computed(result, lambda r: input_title(plan, cells[r.inputs[k].input]))
+
+    def fmt(k: int) -> Computed:
+        return Computed(result, lambda r: number_format(cells[r.inputs[k].input], plan.currency))
+
+    titles, formats = [titled(k) for k in range(count)], [fmt(k) for k in range(count)]
     sheet = book.sheet(TITLE, "output")
     sheet.gridlines = False
     sheet.put(1, 1, f"Sensitivity: {plan.name}", "title", text=True)
