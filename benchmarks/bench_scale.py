@@ -78,9 +78,17 @@ def measure(cmd: list[str], timeout: float = 300) -> tuple[float, float] | None:
 
 def formula_cells(book: Path) -> int:
     """Formula cells of a budgetbook workbook (openpyxl writes no shared formulas): its `<f>` elements."""
+    count = 0
     with zipfile.ZipFile(book) as z:
-        return sum(z.read(n).count(b"<f>") + z.read(n).count(b"<f ") for n in z.namelist()
-                   if n.startswith("xl/worksheets/sheet"))
+        for name in z.namelist():
+            if name.startswith("xl/worksheets/sheet"):
+                with z.open(name) as part:  # a part at a time, in pieces: this process stays small
+                    tail = b""
+                    while chunk := part.read(1 << 20):
+                        text = tail + chunk
+                        count += text.count(b"<f>") + text.count(b"<f ")
+                        tail = text[-2:] if not text.endswith((b"<f>", b"<f ")) else b""
+    return count
 
 
 def defined_names(book: Path) -> int:
@@ -125,10 +133,25 @@ def soffice_command(book: Path, out_dir: Path) -> list[str] | None:
             "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", str(out_dir), str(book)]
 
 
-def check_stages(book: Path) -> dict[str, float]:
-    from bench_check import stages
+def in_child(*args: str) -> object:
+    """`--child ARGS` of this script in a fresh process, its JSON answer. The measuring process stays
+    small: Linux carries a parent's peak RSS into a forked child's `ru_maxrss`, so whatever this
+    process loads (a book read in-process) would show as every later tool's peak memory."""
+    done = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
 
-    return stages(book)
+
+def check_stages(book: Path) -> dict[str, float]:
+    return in_child("stages", str(book))  # type: ignore[return-value]
+
+
+def _child(args: list[str]) -> None:
+    if args[0] == "stages":
+        from bench_check import stages
+
+        print(json.dumps(stages(Path(args[1]))))
+    else:
+        print(json.dumps(lo_figures(Path(args[1]), Path(args[2]), Path(args[3]))))
 
 
 def parse_sizes(text: str) -> list[tuple[int, int]]:
@@ -172,7 +195,7 @@ def run_size(workloads: int, markets: int, tmp: Path, args) -> dict:
     if lo is not None and warm is None:
         row["libreoffice"] = "timeout"
     if args.lo_figures and lo is not None:
-        row["lo_figures"] = lo_figures(book, plan, tmp / "lo")
+        row["lo_figures"] = in_child("lo_figures", str(book), str(plan), str(tmp / "lo"))
     for tool, samples in runs.items():
         done = [s for s in samples if s is not None]
         row[tool] = (statistics.median(s for s, _ in done), max(mb for _, mb in done)) if done else "timeout"
@@ -240,6 +263,9 @@ def main() -> int:
     parser.add_argument("--stages", action="store_true", help="also time check's stages in-process")
     parser.add_argument("--timeout", type=float, default=180, help="seconds before a run counts as hung")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    if sys.argv[1:2] == ["--child"]:
+        _child(sys.argv[2:])
+        return 0
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         rows = [run_size(w, m, Path(tmp), args) for w, m in parse_sizes(args.sizes)]
