@@ -16,7 +16,8 @@ wall time and peak memory (max RSS) of fresh processes, as a user runs them:
   write every sheet) and plain `formulas.ExcelModel().loads(BOOK).finish().calculate()`
   (up to `--model-up-to` formula cells: it takes minutes beyond);
 
-medians of `--repeat` interleaved runs (every tool once per round), then the
+medians of `--repeat` interleaved runs (every tool once per round; CPU seconds too, which
+a machine others share disturbs far less than wall time), then the
 ratios check / LibreOffice, check / Gnumeric and ExcelModel / check, and check's
 seconds per 1,000 formula cells. A run past `--timeout` is killed and shown as
 `timeout` (LibreOffice 7.4 never opened a book of more than 65,535 names: 140x5
@@ -56,8 +57,9 @@ CLI = [sys.executable, "-c", "from budgetbook.cli import run; run()"]
 MODEL = [sys.executable, "-c", "import sys, formulas; formulas.ExcelModel().loads(sys.argv[1]).finish().calculate()"]
 
 
-def measure(cmd: list[str], timeout: float = 300) -> tuple[float, float] | None:
-    """(wall seconds, peak RSS in MB) of one fresh process; None when it runs past `timeout` (it is killed)."""
+def measure(cmd: list[str], timeout: float = 300) -> tuple[float, float, float] | None:
+    """(wall seconds, peak RSS in MB, CPU seconds user + system) of one fresh process; None when it runs past
+    `timeout` (it is killed). CPU seconds hold better than wall time on a machine others share."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     while True:
@@ -73,7 +75,7 @@ def measure(cmd: list[str], timeout: float = 300) -> tuple[float, float] | None:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd[-3:])} exited {proc.returncode}: {proc.stderr.read().decode()[-400:]}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def formula_cells(book: Path) -> int:
@@ -184,7 +186,7 @@ def run_size(workloads: int, markets: int, tmp: Path, args) -> dict:
         tools["gnumeric"] = gnumeric
     if cells <= args.model_up_to:
         tools["excelmodel"] = MODEL + [str(book)]
-    runs: dict[str, list[tuple[float, float] | None]] = {tool: [] for tool in tools}
+    runs: dict[str, list[tuple[float, float, float] | None]] = {tool: [] for tool in tools}
     for _ in range(args.repeat):  # interleaved: a slow moment of the machine hits every tool alike
         for tool, cmd in list(tools.items()):
             got = measure(cmd, args.timeout)
@@ -198,13 +200,14 @@ def run_size(workloads: int, markets: int, tmp: Path, args) -> dict:
         row["lo_figures"] = in_child("lo_figures", str(book), str(plan), str(tmp / "lo"))
     for tool, samples in runs.items():
         done = [s for s in samples if s is not None]
-        row[tool] = (statistics.median(s for s, _ in done), max(mb for _, mb in done)) if done else "timeout"
+        row[tool] = (statistics.median(s for s, _, _ in done), max(mb for _, mb, _ in done),
+                     statistics.median(cpu for _, _, cpu in done)) if done else "timeout"
     if args.stages:
         row["stages"] = check_stages(book)
     return row
 
 
-def _cell(value: tuple[float, float] | str | None) -> str:
+def _cell(value: tuple[float, ...] | str | None) -> str:
     if value is None:
         return f"{'-':>13}"
     if isinstance(value, str):
@@ -237,6 +240,12 @@ def print_table(rows: list[dict]) -> None:
               + f" | {row.get('lo_figures', '-'):>8} {_ratio(check, row.get('libreoffice')) or '-':>8} "
               f"{_ratio(check, row.get('gnumeric')) or '-':>8} {_ratio(row.get('excelmodel'), check, 'x') or '-':>11} "
               f"{1000 * check[0] / row['cells']:10.3f}")
+    print(f"\n{'plan':>8} {'cells':>7} {'names':>7} | CPU s (user + system, medians): "
+          + " ".join(f"{HEADS[t]:>9}" for t in BUDGETBOOK + ENGINES))
+    for row in rows:
+        cpu = [f"{row[t][2]:9.2f}" if isinstance(row.get(t), (tuple, list)) else f"{'-':>9}"
+               for t in BUDGETBOOK + ENGINES]
+        print(plan(row) + " | " + " " * 31 + " ".join(cpu))
     if any("stages" in row for row in rows):
         print(f"\n{'cells':>7} | check in-process: " + " ".join(f"{k:>9}" for k in rows[0]["stages"]) + " | s/1k cells")
         for row in rows:
