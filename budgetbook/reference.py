@@ -244,15 +244,25 @@ def market_months(plan: Plan, market_id: str, scenario: str = "base", cash: bool
     return out
 
 
-def compute_monthly(plan: Plan, scenario: str = "base", view: str = "expense") -> MonthlyBreakdown:
+def compute_monthly(plan: Plan, scenario: str = "base", view: str = "expense",
+                    breakdown: Breakdown | None = None) -> MonthlyBreakdown:
     """The months of every line: the expense view (the total development cost's), or the `cash` view (an owned
-    cluster's purchase in its month instead of its depreciation; the total then is the cash spent)."""
+    cluster's purchase in its month instead of its depreciation; the total then is the cash spent).
+
+    `breakdown`, the plan's figures in `scenario` where the caller has them (`check`), gives each row's
+    figure instead of running every line item of every market again."""
     cash = view == "cash"
     labels = {line.id: line.label for line in lines(plan)} | {TOTAL.id: TOTAL.label,
                                                                "owned_purchase": "Owned: purchase (cash)"}
+    known = None if breakdown is None else {f.name: f.value for f in breakdown.figures}
     rows = []
     for market in plan.markets:
-        figures = market_lines(plan, market.id, scenario)
+        if cash:  # each row's total is its months' sum
+            figures = {}
+        elif known is None:
+            figures = market_lines(plan, market.id, scenario)
+        else:
+            figures = {item: known[name] for item in labels if (name := figure_name(item, market.id)) in known}
         rows += [MonthlyRow(market.id, item, labels[item], values, sum(values) if cash else figures[item])
                  for item, values in market_months(plan, market.id, scenario, cash).items()]
     return MonthlyBreakdown(plan.name, plan.currency, [m.id for m in plan.markets],

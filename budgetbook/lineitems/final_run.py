@@ -11,7 +11,7 @@ from ..plan.model import Plan
 from ..sheetkit import style as st
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
-from ..sheetkit.rows import CalcSheet
+from ..sheetkit.rows import CalcSheet, sum_arguments
 from . import compute
 from .base import Line, LineItem, no_sheet, rule
 from .scenario import MarketView
@@ -41,11 +41,11 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
     sheet.section("Beside the total, never added into it")
     sheet.row("Final-run compute (workloads marked final_run)", plan.currency, st.money(plan.currency),
               "=SUM({parts})", LINE.id, kind="figure", item=LINE.id,
-              parts=lambda m: ",".join(book.ref(f"cmp_{w.id}_compute_{m.id}", sheet.sheet) for w in final))
+              parts=lambda m: sum_arguments([book.ref(f"cmp_{w.id}_compute_{m.id}", sheet.sheet) for w in final]))
     tokens = [inp[("workloads", plan.workloads.index(w), "flops", "tokens")] for w in final if w.flops is not None]
     if tokens:
         sheet.row("Training tokens of the final run", "tokens", st.SCALED, "=SUM({tokens})", TOKENS,
-                  tokens=",".join(tokens))
+                  tokens=sum_arguments(tokens))
 
 
 ITEM = LineItem(id=LINE.id, doc=rule(__doc__), known_lines=(LINE,), lines=lines, reference=reference,

@@ -19,7 +19,7 @@ from ..plan.model import Plan
 from ..sheetkit import style as st
 from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
-from ..sheetkit.rows import CalcSheet
+from ..sheetkit.rows import CalcSheet, sum_arguments
 from . import compute
 from .base import Line, LineItem, no_sheet, rule
 from .scenario import MarketView
@@ -90,7 +90,7 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
     sheet.section("Stages: inside Compute, beside the total")
 
     def names(stage: Stage, what: str):
-        return lambda m: ",".join(book.ref(f"cmp_{w.id}_{what}_{m.id}", sheet.sheet) for w in _of(plan, stage))
+        return lambda m: sum_arguments([book.ref(f"cmp_{w.id}_{what}_{m.id}", sheet.sheet) for w in _of(plan, stage)])
 
     rows = {}
     for stage in present:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..plan.model import Plan, suggest
-from ..reference import compute_breakdown, figure_name
+from ..reference import Breakdown, compute_breakdown, figure_name
 from .engine import ranged_inputs, totals
 
 
@@ -42,14 +42,15 @@ class Sensitivity:
                 "inputs": [{k: v for k, v in asdict(s).items()} for s in self.inputs]}
 
 
-def default_market(plan: Plan) -> str:
-    """The market a sensitivity reads by default: the cheapest total in the base case (the decision)."""
-    breakdown = compute_breakdown(plan)
+def default_market(plan: Plan, breakdown: Breakdown | None = None) -> str:
+    """The market a sensitivity reads by default: the cheapest total in the base case (the decision);
+    `breakdown`, the plan's, where the caller has it (the reference model runs every line item)."""
+    breakdown = breakdown or compute_breakdown(plan)
     return min(plan.markets, key=lambda m: breakdown.value(figure_name("total", m.id))).id
 
 
-def all_sensitivities(plan: Plan) -> dict[str, Sensitivity]:
-    """The sensitivity of every market, from one pass of the engine."""
+def all_sensitivities(plan: Plan, breakdown: Breakdown | None = None) -> dict[str, Sensitivity]:
+    """The sensitivity of every market, from one pass of the engine (`breakdown`: the plan's, if known)."""
     cells = ranged_inputs(plan)
     count = max(1, 2 * len(cells))
     columns = {}
@@ -58,7 +59,7 @@ def all_sensitivities(plan: Plan) -> dict[str, Sensitivity]:
         column[2 * k], column[2 * k + 1] = cell.num.low, cell.num.high
         columns[id(cell.num)] = column
     by_market = totals(plan, columns, count)
-    breakdown = compute_breakdown(plan)
+    breakdown = breakdown or compute_breakdown(plan)
     out = {}
     for market in plan.markets:
         values = by_market[market.id]
@@ -78,4 +79,5 @@ def sensitivity(plan: Plan, market: str | None = None) -> Sensitivity:
     if market is not None and market not in ids:
         raise UsageError(f"`--market {market}`: the plan has no such market (it has {', '.join(ids)})"
                          f"{suggest(market, ids)}")
-    return all_sensitivities(plan)[market or default_market(plan)]
+    breakdown = compute_breakdown(plan)  # once: the base totals and the default market read it
+    return all_sensitivities(plan, breakdown)[market or default_market(plan, breakdown)]

@@ -92,7 +92,7 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     report.findings += figure_findings
     if current is not None and reference is not None:
         end = PLAN_SCENARIO[scenario]
-        monthly = compute_monthly(current, end)
+        monthly = compute_monthly(current, end, breakdown=reference)  # the figures already computed, in `end`
         report.findings += compare_months(book, evaluated, monthly, rel_tol, abs_tol)
         report.findings += compare_physics(book, evaluated, current, rel_tol, end)
         report.findings += computed_findings(book, current, rel_tol, abs_tol)

@@ -201,4 +201,4 @@ def _blueprint_cell(cell: Any) -> Cell | None:
         content: Content = ("s", text) if cell.is_text or not value.startswith("=") else ("f", value)
     else:
         content = _value(value)
-    return Cell(content, number_format(cell.number_format or "General"), None)
+    return Cell(content, number_format(value_of(cell.number_format) or "General"), None)

@@ -223,8 +223,8 @@ class _Labels:
     def expected(self, sheet: str, row: int, col: int) -> str:
         """The rightmost label left of the cell in budgetbook's row (an input's or a calculation's name)."""
         if sheet not in self._written:
-            self._written[sheet] = _by_row((r, c, cell.value) for (r, c), cell in self.sheets[sheet].cells.items()
-                                           if cell.style in LABEL_STYLES)
+            self._written[sheet] = _by_row((r, c, value_of(cell.value)) for (r, c), cell
+                                           in self.sheets[sheet].cells.items() if cell.style in LABEL_STYLES)
             self._labels[sheet] = {text for texts in self._written[sheet].values() for _, text in texts}
         texts = self._written[sheet].get(row)
         if not texts:

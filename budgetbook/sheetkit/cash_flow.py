@@ -20,6 +20,7 @@ from typing import Any
 
 from ..plan.model import Market, Plan
 from ..plan.timing import month_labels
+from ..xlsx.cell_grid import col_letters
 from . import style as st
 from .grid import Blueprint, a1
 from .names import Inputs
@@ -79,9 +80,7 @@ class CashFlow:
         return FIRST_MONTH_COL + n
 
     def _cell(self, row: int, col: int, *, absolute_col: bool = False, absolute_row: bool = False) -> str:
-        ref = a1(row, col)
-        letters = ref.rstrip("0123456789")
-        return f"{'$' if absolute_col else ''}{letters}{'$' if absolute_row else ''}{row}"
+        return f"{'$' if absolute_col else ''}{col_letters(col)}{'$' if absolute_row else ''}{row}"
 
     def section(self, title: str) -> None:
         self.sheet.put(self.sheet.row, 1, title, "section", text=True)

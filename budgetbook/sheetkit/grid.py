@@ -72,7 +72,7 @@ class LinkedText:
 class Cell:
     value: Any
     style: str = "text"          # one of style.STYLE_NAMES
-    number_format: str | None = None
+    number_format: Any = None    # a format code, or one worked out when read (`workbook.computed.Computed`)
     name: str | None = None
     is_text: bool = False        # plan text: always a string, even when it starts with "="
 
@@ -105,7 +105,7 @@ class Sheet:
         if longest:
             self.widths[1] = max(self.widths.get(1, 8.43), min(LABEL_CAP, longest + 2))
 
-    def put(self, row: int, col: int, value: Any, style: str = "text", fmt: str | None = None,
+    def put(self, row: int, col: int, value: Any, style: str = "text", fmt: Any = None,
             *, text: bool = False) -> str:
         self.cells[(row, col)] = Cell(value, style, fmt, is_text=text or isinstance(value, str))
         return a1(row, col)

@@ -8,7 +8,7 @@ market's column:
 
 A placeholder is one of:
 - a row number on this sheet (`int`): that row's cell in the same column;
-- several rows (`Rows`): their cells in the same column, comma-separated (for `SUM(...)`);
+- several rows (`Rows`): their cells in the same column, SUM's arguments (`sum_arguments`);
 - a defined name or other text (`str`): the same in every column (an input's name);
 - `CellOf(prefix)`: the address of the cell named `<prefix>_<market>` (on any sheet);
 - `NameOf(prefix)`: the figure `<prefix>_<market>`: the address of its cell, which sits in the
@@ -30,7 +30,7 @@ so every column holds the same formula and still names every input it may read, 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Union
 
@@ -45,11 +45,24 @@ FIRST_COL = 3   # A: label, B: unit, C..: one column per market
 HEADER_ROW = 4
 COUNTER_ROW = 3  # each column's market number, where a row picks its market's input with CHOOSE
 COUNTER_LABEL = "Market number (a row's CHOOSE picks the column's market by it)"
+# Excel's limit on a function's arguments ("Excel specifications and limits", Microsoft, read 2026-12-02);
+# LibreOffice 7.4 holds to it too: a SUM of 256 cells is #N/A there (tests/workbook/test_argument_limit.py)
+MAX_ARGUMENTS = 255
+
+
+def sum_arguments(cells: Sequence[str]) -> str:
+    """`cells` as the arguments of one `SUM(...)`: comma-separated, in SUMs of `MAX_ARGUMENTS` each
+    where there are more (a 500-workload Compute total: `SUM(SUM(C12,...),SUM(...))`)."""
+    parts = list(cells)
+    while len(parts) > MAX_ARGUMENTS:
+        parts = [f"SUM({','.join(parts[i:i + MAX_ARGUMENTS])})" for i in range(0, len(parts), MAX_ARGUMENTS)]
+    return ",".join(parts)
 
 
 @dataclass(frozen=True)
 class Rows:
-    """Several rows of this sheet, read in one column: `SUM({parts})`."""
+    """Several rows of this sheet, read in one column: `SUM({parts})` (and only in a SUM: past
+    `MAX_ARGUMENTS` rows they come as SUMs of SUMs)."""
 
     rows: tuple[int, ...]
 
@@ -187,7 +200,7 @@ class CalcSheet:
         if isinstance(ref, int):
             return sheet.ref(ref, col, sheet.title)
         if isinstance(ref, Rows):
-            return ",".join(sheet.ref(r, col, sheet.title) for r in ref.rows)
+            return sum_arguments([sheet.ref(r, col, sheet.title) for r in ref.rows])
         if isinstance(ref, str):
             return ref
         if isinstance(ref, CellOf):

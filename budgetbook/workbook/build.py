@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import weakref
 
 from openpyxl import Workbook
 
@@ -27,6 +26,7 @@ from .cash_flow import build_cash_flow
 from .checks import build_checks
 from .fit_sheet import build_fit
 from .inputs_sheet import build_inputs
+from .memo import PlanMemo
 from .openpyxl_book import to_openpyxl
 from .options_sheet import build_options
 from .procurement import build_procurement
@@ -70,25 +70,17 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
     return book
 
 
-_LAID_OUT: dict[int, tuple[weakref.ref, Blueprint, tuple[CellSpec, ...]]] = {}
-
-
-def _laid_out(plan: Plan) -> tuple[Blueprint, tuple[CellSpec, ...]]:
-    """The plan's blueprint (dated 2000-01-01: nothing laid out depends on the date) and its layout.
-
-    Laid out once per plan object (plans are frozen): loading a plan lays it out to refuse what
-    cannot be written, and `check` reads the layout and the blueprint again; on a big portfolio
-    each build is ~1 s. Callers read both, never change them.
-    """
-    key = id(plan)
-    known = _LAID_OUT.get(key)
-    if known is not None and known[0]() is plan:
-        return known[1], known[2]
+def _lay_out(plan: Plan) -> tuple[Blueprint, tuple[CellSpec, ...]]:
+    """The plan's blueprint (dated 2000-01-01: nothing laid out depends on the date) and its layout."""
     blueprint = build_book(plan, dt.date(2000, 1, 1))
-    layout = tuple(blueprint.layout())
-    _LAID_OUT[key] = (weakref.ref(plan), blueprint, layout)
-    weakref.finalize(plan, _LAID_OUT.pop, key, None)  # dropped with the plan; at exit, before globals go
-    return blueprint, layout
+    return blueprint, tuple(blueprint.layout())
+
+
+# Laid out once per plan (`memo.PlanMemo`: per object, and per content while a plan of it lives):
+# loading a plan lays it out to refuse what cannot be written, and `check`, `extract`, `diff` and
+# `show BOOK` read the layout and the blueprint again, of the same plan or another of its content;
+# on a big portfolio each build is ~2 s. Callers read both, never change them.
+_laid_out: PlanMemo[tuple[Blueprint, tuple[CellSpec, ...]]] = PlanMemo(_lay_out)
 
 
 def workbook_blueprint(plan: Plan) -> Blueprint:

@@ -77,14 +77,15 @@ def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
             target.data_type = "s"  # plan text starting with "=" stays text, never a formula
         else:
             target.value = value
-        look = (cell.style, cell.number_format)
+        fmt = value_of(cell.number_format)  # a format by the Sensitivity ranking is worked out now too
+        look = (cell.style, fmt)
         if look in looks:
             target._style = copy(looks[look])
             continue
         for attr, value in st.cell_styles()[cell.style].items():
             setattr(target, attr, value)
-        if cell.number_format:
-            target.number_format = cell.number_format
+        if fmt:
+            target.number_format = fmt
         if cell.style == "input":
             target.protection = _UNLOCKED
         looks[look] = copy(target._style)

@@ -10,7 +10,6 @@ gives any other.
 from __future__ import annotations
 
 import math
-import weakref
 from typing import Any
 
 from ..plan.inputs import input_cells
@@ -22,6 +21,7 @@ from ..sheetkit.input_labels import number_format
 from .chart_categories import text_categories
 from .computed import Computed, Lazy
 from .human_labels import input_title, market_title
+from .memo import PlanMemo
 
 TITLE = "Sensitivity"
 MARKET_ROW, BASE_ROW, CHART_ROW = 4, 5, 7
@@ -34,22 +34,16 @@ SWING_FORMULA = "=ABS({high}-{low})"
 DELTA_FORMULA = "={total}-{base}"
 
 
-_RESULTS: dict[int, tuple[weakref.ref, Any]] = {}
-
-
-def _result(plan: Plan) -> Any:
-    """The plan's sensitivity, computed once per plan object (plans are frozen): `generate` lays the plan
-    out when it loads it and builds it again to write it, and each build ranks the inputs by it (the
-    reference model twice per ranged input: a third of a portfolio's build)."""
-    known = _RESULTS.get(id(plan))
-    if known is not None and known[0]() is plan:
-        return known[1]
+def _sensitivity(plan: Plan) -> Any:
     from ..ranges.sensitivity import sensitivity  # on first use, not at import: loads numpy, openpyxl
 
-    result = sensitivity(plan)
-    _RESULTS[id(plan)] = (weakref.ref(plan), result)
-    weakref.finalize(plan, _RESULTS.pop, id(plan), None)  # dropped with the plan
-    return result
+    return sensitivity(plan)
+
+
+# The plan's sensitivity, computed once per plan (`memo.PlanMemo`): `generate` lays the plan out when it
+# loads it and builds it again to write it, `extract` and `diff` load two plans of one content, and each
+# build ranks the inputs by it (the reference model twice per ranged input: a third of a portfolio's build).
+_result: PlanMemo[Any] = PlanMemo(_sensitivity)
 
 
 def build_sensitivity(book: Blueprint, plan: Plan) -> None:
@@ -58,10 +52,15 @@ def build_sensitivity(book: Blueprint, plan: Plan) -> None:
         return  # nothing ranged: nothing to be sensitive to
     result = Lazy.of(_result, plan)
     cells = {cell.key_path: cell for cell in input_cells(plan)}
-    # each end in its input's own format (45.0%, $2.50): the ranking is needed now, not at writing (~40 ms)
-    ranked = [cells[item.input] for item in result.get().inputs]
-    formats = [number_format(cell, plan.currency) for cell in ranked]
-    titles = [input_title(plan, cell) for cell in ranked]
+    # each row's input as its Inputs row reads, its ends in its own format (45.0%, $2.50): by the ranking,
+    # worked out when read (writing, `check`), never by a layout that only refuses bad names (`show PLAN`)
+    def titled(k: int) -> Computed:
+        return Computed(result, lambda r: input_title(plan, cells[r.inputs[k].input]))
+
+    def fmt(k: int) -> Computed:
+        return Computed(result, lambda r: number_format(cells[r.inputs[k].input], plan.currency))
+
+    titles, formats = [titled(k) for k in range(count)], [fmt(k) for k in range(count)]
     sheet = book.sheet(TITLE, "output")
     sheet.gridlines = False
     sheet.put(1, 1, f"Sensitivity: {plan.name}", "title", text=True)

@@ -47,3 +47,36 @@ def test_one_pass_over_each_part(book: Path, monkeypatch):
     monkeypatch.setattr(xml_scan._XmlScan, "__init__", counting)
     read_xlsx(book)
     assert parsed and len(parsed) == len(set(parsed))
+
+
+@pytest.mark.parametrize("command", [["check", "{book}"], ["extract", "{book}"], ["diff", "{plan}", "{book}"],
+                                     ["show", "{book}", "--format", "json"]])
+def test_a_command_reads_the_book_once_and_lays_its_plan_out_once(book: Path, command, capsys, monkeypatch):
+    """`check`, `extract`, `diff PLAN BOOK` and `show BOOK`: each XML part parsed once, and the plan laid out
+    once, though `extract` loads the text it extracted and `diff` the plan file beside the book's own plan
+    (`workbook.memo`: a layout per plan content, ~2 s on a 100-workload portfolio)."""
+    from cli_run import run
+
+    from budgetbook.planfile.loader import resolve
+    from budgetbook.workbook import build
+
+    plan = book.with_name("plan.yaml")
+    plan.write_text(resolve("finetune-13b-lora")[1])
+    parsed: list[str] = []
+    builds: list[int] = []
+    real_scan, real_build = xml_scan._XmlScan.__init__, build.build_book
+
+    def counting_scan(self, name, *args, **kwargs):
+        parsed.append(name)
+        real_scan(self, name, *args, **kwargs)
+
+    def counting_build(*args, **kwargs):
+        builds.append(1)
+        return real_build(*args, **kwargs)
+
+    monkeypatch.setattr(xml_scan._XmlScan, "__init__", counting_scan)
+    monkeypatch.setattr(build, "build_book", counting_build)
+    code, _, err = run(capsys, *[part.format(book=book, plan=plan) for part in command])
+    assert code == 0, err
+    assert parsed and len(parsed) == len(set(parsed))
+    assert len(builds) <= 1
