@@ -7,7 +7,9 @@ before it (`=-0.05*compute_hyperscaler_commit`), kept as its text and evaluated 
 implementations. Per market, the line is the sum of that market's adjustments.
 
 The plan key is `adjustments:` (label, market, item: a line id or `other`, month, amount, note);
-the `Adjustments` sheet holds them as a table with 20 blank rows more, each row's cells named
+every book has the `Adjustments` sheet (a plan without the key: blank rows only; `null`: none, as a
+book written before every book had one), a table of the plan's adjustments with 20 blank rows more,
+each row's cells named
 `adj_<n>_label`, `adj_<n>_market`, `adj_<n>_item`, `adj_<n>_month`, `adj_<n>_amount` (`n` from 1),
 unlocked, with data validation on market, item and month. The figure `adjustments_<market>` is
 `SUMIF` of the Amount column over the Market column (no array formulas: every reader evaluates it);
@@ -109,7 +111,9 @@ def validate(plan: Plan) -> None:
             raise ValueError(f"`adjustments[{i}].{found[0]}`: {found[1]}")
 
 
-SECTION = Section("adjustments", list[Adjustment] | None, Field(None, max_length=200), TITLE, "adj_",
+# the key left out: a blank table (every book has the sheet); `null`: no sheet, as a book written before
+# every book had one is read (`review/readback.py`), so its layout still matches
+SECTION = Section("adjustments", list[Adjustment] | None, Field(default_factory=list, max_length=200), TITLE, "adj_",
                   lambda plan: [], validate=validate,
                   examples=([], [{"label": "One-off legal review", "market": "hyperscaler_on_demand",
                                   "amount": 12000, "note": "quote from counsel"}]))

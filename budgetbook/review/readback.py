@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import BudgetbookError, PlanError, WorkbookError
 from ..ledger.embed import read_embedded_actuals
+from ..lineitems.adjustments import SECTION as ADJUSTMENTS
 from ..plan.inputs import InputCell, input_cells
 from ..plan.model import Plan
 from ..plan.numbers import Num
@@ -176,7 +177,7 @@ def open_book(path: Path, *, styles: bool = False) -> OpenedWorkbook:
                             source=str(path))
     _version, text = embedded
     try:
-        tree = parse_yaml_text(text)
+        tree = as_laid_out(parse_yaml_text(text), wb)
         plan = plan_from_data(tree, f"{path} (embedded plan)")
     except PlanError as exc:
         raise WorkbookError(f"its embedded plan is damaged: {exc.reason}", source=str(path)) from None
@@ -188,6 +189,17 @@ def open_book(path: Path, *, styles: bool = False) -> OpenedWorkbook:
     except WorkbookError as exc:
         raise exc.with_source(str(path)) from None
     return OpenedWorkbook(path, wb, text, tree, plan, names, findings, loaded.info.data, actuals)
+
+
+def as_laid_out(tree: Any, wb: Any) -> Any:
+    """The embedded plan's tree as its book was laid out: a plan without `adjustments:` in a book with no
+    Adjustments table was written before every book had one (issue 31), so it reads as `adjustments: null`
+    (no sheet); a book that has the table reads it as the blank rows it is."""
+    if not isinstance(tree, dict) or ADJUSTMENTS.key in tree:
+        return tree
+    if any(name.lower() == "adj_1_label" for name in wb.defined_names):
+        return tree
+    return {**tree, ADJUSTMENTS.key: None}
 
 
 def _stored_plan_cells(wb, data: bytes) -> dict[str, str] | None:

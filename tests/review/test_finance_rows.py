@@ -23,7 +23,11 @@ from cli_run import run
 from libreoffice import needs_uno, uno_session
 
 from budgetbook.api import generate_workbook
-from budgetbook.planfile.loader import template_text
+from budgetbook.lineitems.adjustments import FIELDS
+from budgetbook.plan.templates import template_names
+from budgetbook.planfile.loader import load_plan, plan_from_text, template_text
+from budgetbook.workbook.build import workbook_blueprint
+from budgetbook.workbook.write import write_workbook
 
 FT = "finetune-13b-lora"
 
@@ -69,14 +73,54 @@ def test_scratch_sheet_and_helper_cell_typed_in_libreoffice_are_the_users(capsys
                                                                          ("user_content", "Summary")}
 
 
+def test_every_book_has_the_adjustments_table(pristine):
+    """Issue 31, item 2: each template's book (none has `adjustments:`) lays out the table, its rows named;
+    the default's book as written: the 20 blank rows unlocked, market, item and month validated."""
+    for name in template_names():
+        plan = load_plan(name)
+        assert plan.adjustments == [], name
+        blueprint = workbook_blueprint(plan)
+        assert "Adjustments" in [sheet.title for sheet in blueprint.sheets], name
+        assert all(f"adj_{n}_{field}" in blueprint.specs for n in range(1, 21) for field in FIELDS), name
+        assert all(f"adjustments_{m.id}" in blueprint.specs for m in plan.markets), name
+    wb = openpyxl.load_workbook(pristine)
+    ws = wb["Adjustments"]
+    cells = [wb.defined_names[f"adj_{n}_{field}"].attr_text.split("!")[1].replace("$", "")
+             for n in range(1, 21) for field in FIELDS]
+    assert all(ws[c].value is None and ws[c].protection.locked is False for c in cells)
+    assert ws.protection.sheet
+    validated = {str(dv.sqref).split(":")[0][0] for dv in ws.data_validations.dataValidation}
+    assert {"B", "C", "D"} <= validated
+    for title in ("Summary", "Procurement", "Cash flow"):
+        assert any(c.value and "Adjustments" in str(c.value) for row in wb[title].iter_rows() for c in row), title
+
+
+def test_a_book_written_before_every_book_had_the_table_still_checks(capsys, tmp_path):
+    """A book of today's format written before the table came to every book (its plan without the key,
+    laid out with none) checks, extracts, diffs and is replaced by `generate` as before."""
+    text = template_text(FT)
+    old = write_workbook(plan_from_text(text + "adjustments: null\n"), text, tmp_path / "old.xlsx")
+    wb = openpyxl.load_workbook(old)
+    assert "Adjustments" not in wb.sheetnames and "adj_1_label" not in wb.defined_names
+    code, report = check_json(capsys, old)
+    assert code == 0 and all(f["severity"] == "info" for f in report["findings"]), report["findings"]
+    assert not [f for f in report["figures"] if f["name"].startswith("adjustments_")]
+    code, out, err = run(capsys, "diff", old, FT, "--format", "json")
+    assert code == 0 and all(f["delta"] == 0 for f in json.loads(out)["figures"]), err
+    code, _, err = run(capsys, "extract", old, "-o", tmp_path / "old.yaml")
+    assert code == 0 and "adjustments" not in (tmp_path / "old.yaml").read_text(encoding="utf-8"), err
+    code, _, err = run(capsys, "generate", tmp_path / "old.yaml", "-o", old)  # not an edit: replaced
+    assert code == 0, err
+    assert "Adjustments" in openpyxl.load_workbook(old).sheetnames
+    assert check_json(capsys, old)[0] == 0
+
+
 A, B = "hyperscaler_on_demand", "decentralized_market"
 
 
 @needs_uno
-def test_adjustments_typed_in_libreoffice_flow_into_the_totals(capsys, office, tmp_path):
-    plan = tmp_path / "plan.yaml"
-    plan.write_text(template_text(FT) + "adjustments: []\n", encoding="utf-8")
-    book = generate_workbook(plan, tmp_path / "book.xlsx")
+def test_adjustments_typed_in_libreoffice_flow_into_the_totals(capsys, office, pristine, tmp_path):
+    book = pristine  # the template has no `adjustments:`: its book has the blank table all the same
     code, report = check_json(capsys, book)
     before = {f["name"]: f["value"] for f in report["figures"]}
     assert code == 0 and before[f"adjustments_{A}"] == 0.0
@@ -120,28 +164,38 @@ def test_adjustments_typed_in_libreoffice_flow_into_the_totals(capsys, office, t
 
 def test_bad_adjustment_rows_are_one_finding_each_naming_the_cell(capsys, tmp_path):
     """Issue 31, item 4 (openpyxl edits, no LibreOffice): each bad row one `invalid_input` at its cell."""
-    plan = tmp_path / "plan.yaml"
-    plan.write_text(template_text(FT) + "adjustments: []\n", encoding="utf-8")
-    book = generate_workbook(plan, tmp_path / "book.xlsx")
+    book = generate_workbook(FT, tmp_path / "book.xlsx")
     wb = openpyxl.load_workbook(book)
     ws = wb["Adjustments"]
     row = int(wb.defined_names["adj_1_label"].attr_text.split("$")[-1])
-    for offset, (market, amount) in enumerate([("nowhere", 7), (A, "lots"), (A, f"=0.1*total_{A}")]):
+    bad_rows = [("nowhere", None, 7),                        # an unknown market
+                (A, 99, -100),                               # a month outside the plan's
+                (A, None, "lots"),                           # text where an amount belongs
+                (A, None, f"=0.1*total_{A}"),                # circular: the total it adds into
+                (A, None, "=-0.05*Summary!C16")]             # a cell, not one of our names
+    for offset, (market, month, amount) in enumerate(bad_rows):
         ws.cell(row + offset, 1, f"bad {offset}")
         ws.cell(row + offset, 2, market)
+        ws.cell(row + offset, 4, month)
         ws.cell(row + offset, 5, amount)
+    ws.cell(row + len(bad_rows), 1, "good")
+    ws.cell(row + len(bad_rows), 2, B)
+    ws.cell(row + len(bad_rows), 5, -700)
     wb.save(tmp_path / "bad.xlsx")
     code, report = check_json(capsys, tmp_path / "bad.xlsx")
     bad = [(f["cell"], f["name"]) for f in report["findings"] if f["kind"] == "invalid_input"]
-    assert code == 1 and bad == [(f"B{row}", "adj_1_market"), (f"E{row + 1}", "adj_2_amount"),
-                                 (f"E{row + 2}", "adj_3_amount")], report["findings"]
-    figures = {f["name"]: f for f in report["figures"]}
+    assert code == 1 and bad == [(f"B{row}", "adj_1_market"), (f"D{row + 1}", "adj_2_month"),
+                                 (f"E{row + 2}", "adj_3_amount"), (f"E{row + 3}", "adj_4_amount"),
+                                 (f"E{row + 4}", "adj_5_amount")], report["findings"]
+    assert "Summary!C16" in next(f["message"] for f in report["findings"] if f["name"] == "adj_5_amount")
+    figures = {f["name"]: f for f in report["figures"]}  # the other figures still compared, the good row in them
     assert figures[f"compute_{A}"]["value"] == pytest.approx(figures[f"compute_{A}"]["reference"])
+    assert figures[f"adjustments_{B}"]["reference"] == -700
 
 
 def test_diff_shows_each_adjustment_as_its_own_change(capsys, tmp_path):
     old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
-    old.write_text(template_text(FT) + "adjustments: []\n", encoding="utf-8")
+    old.write_text(template_text(FT), encoding="utf-8")
     new.write_text(template_text(FT) + f"adjustments:\n  - {{label: FX hedge, market: {A}, amount: -5000}}\n",
                    encoding="utf-8")
     code, out, err = run(capsys, "diff", old, new, "--format", "json")
