@@ -4,7 +4,8 @@
 scipy (~0.6 s a process), each shape compiles in ~10 ms, and each call goes
 through numpy.vectorize. A budgetbook workbook needs a sliver of it: the four
 arithmetic operators, comparisons, `%`, unary minus, and SUM, AND, OR,
-ISNUMBER, ABS, IF, MAX, MIN and CHOOSE, over numbers and the booleans checks produce; and, for the live
+ISNUMBER, ABS, IF, MAX, MIN and CHOOSE, over numbers and the booleans checks produce; SUMIF and SUMIFS
+by an id or a number (the Adjustments table's sums, by market and month); and, for the live
 market labels (`sheetkit/price_text.py`), text: a reference to text, text literals and whole numbers
 joined with `&`, IF choosing text, ROUND to whole digits, INT and MOD. This module
 evaluates exactly that sliver on plain numbers, a whole column of cells of one
@@ -20,14 +21,18 @@ those cells to `formulas`:
 - text anywhere but a reference's value, a literal, `&` and IF's branches (text in arithmetic,
   comparisons, CHOOSE, AND, ...), and the empty text anywhere but a literal (a cell's result "");
 - ROUND, INT or MOD of a number not below 1e15 in size, ROUND with digits that are not an integer
-  literal or one cell holding a whole number (the named `k_price_digits`), MOD by zero.
+  literal or one cell holding a whole number (the named `k_price_digits`), MOD by zero;
+- SUMIF or SUMIFS by a criterion that is not an id or a number (wildcards, operators, `TRUE`),
+  ranges of other sizes, an error or "" in them, text or a boolean under a number's criterion, or a
+  matched cell that is not a number or blank.
 
 What is computed is computed as `formulas` computes it: arithmetic on the
 operands converted with float() (IEEE doubles, so the same bits), comparisons
 of numbers as Python compares them, AND/OR as numpy's logical reduce, SUM as
-numpy.sum over the float values in order, MAX and MIN as Python's max and min
-over the values themselves, IF and CHOOSE choosing the branch value itself
-(an integer literal stays an integer), a plain reference passing its value on
+numpy.sum over the float values in order, SUMIF and SUMIFS as numpy.sum over the matched numbers in
+order (an id matches a text ignoring case, a number a number), MAX and MIN as Python's max and min
+over the values themselves (a blank cell, referred to alone or in a range, skipped), IF and CHOOSE
+choosing the branch value itself (an integer literal stays an integer), a plain reference passing its value on
 unchanged, `&` as Python's `+` of two strings (a whole number as its digits, formulas' `_str`), ROUND
 as formulas' `xround` (half up, in Decimal), INT as `math.floor` (an int), MOD as `numpy.mod` of the
 floats. tests/xlsx/test_numeric.py holds this against `formulas` on random
@@ -37,6 +42,7 @@ formulas and values, and tests/xlsx/test_fasteval.py on every workbook we make.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -51,7 +57,11 @@ _BINARY = {  # Excel's precedence, as `formulas` has it: comparisons 1, + - 3, *
     "=": 1, "<>": 1, "<": 1, ">": 1, "<=": 1, ">=": 1, "&": 2, "+": 3, "-": 3, "*": 4, "/": 4,
 }
 _PERCENT, _PREFIX = 6, 7
-_FUNCTIONS = {"SUM", "AND", "OR", "ISNUMBER", "ABS", "IF", "MAX", "MIN", "CHOOSE", "ROUND", "INT", "MOD"}
+_FUNCTIONS = {"SUM", "AND", "OR", "ISNUMBER", "ABS", "IF", "MAX", "MIN", "CHOOSE", "ROUND", "INT", "MOD", "SUMIF",
+              "SUMIFS"}
+# a SUMIF/SUMIFS text criterion computed here: an id as budgetbook writes them (a market's), no wildcard,
+# operator, number, boolean or error in it (those `formulas` reads as such: its rules, not ours)
+_ID_CRITERION = re.compile(r"[a-z][a-z0-9_]*")
 BIG = 1e15  # ROUND, INT, MOD and `&` leave numbers this big to formulas (Decimal's and int's digits run out)
 _COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "=": np.equal, "<>": np.not_equal, "<": np.less, ">": np.greater, "<=": np.less_equal, ">=": np.greater_equal,
@@ -169,6 +179,9 @@ class _Parser:
         if name in ("ISNUMBER", "ABS", "INT") and len(args) != 1 or name == "IF" and len(args) not in (2, 3) \
                 or name == "CHOOSE" and len(args) < 2 or name == "MOD" and len(args) != 2:
             raise _NotNumeric
+        if name in ("SUMIF", "SUMIFS"):
+            self._sumif(name, args)
+            return ("call", name, args)
         if name == "ROUND" and (len(args) != 2 or not (args[1][0] == "const" and type(args[1][1]) is int
                                                       or args[1][0] == "in" and args[1][1] not in self.ranges)):
             raise _NotNumeric  # digits: an integer literal or one cell (holding a whole number, `_round`)
@@ -176,6 +189,17 @@ class _Parser:
             if arg[0] == "in" and arg[1] in self.ranges and name not in ("SUM", "AND", "OR", "MAX", "MIN"):
                 raise _NotNumeric
         return ("call", name, args)
+
+    def _sumif(self, name: str, args: list[Node]) -> None:
+        """SUMIF(range, criterion, sum range), SUMIFS(sum range, range, criterion, ...): each range a
+        range reference, each criterion one cell (the Adjustments table's, `lineitems/adjustments.py`)."""
+        if name == "SUMIF" and len(args) != 3 or name == "SUMIFS" and (len(args) < 3 or len(args) % 2 == 0):
+            raise _NotNumeric
+        ranges = [args[0], args[2]] if name == "SUMIF" else [args[0], *args[1::2]]
+        criteria = [args[1]] if name == "SUMIF" else args[2::2]
+        if not all(a[0] == "in" and a[1] in self.ranges for a in ranges) or \
+                not all(c[0] == "in" and c[1] not in self.ranges for c in criteria):
+            raise _NotNumeric
 
     def operand(self, token: Token) -> Node:
         text = token.value
@@ -300,6 +324,8 @@ class _Run:
             digits = self._whole(args[1], -299, 299)
             return self._numbers(np.array([round_half_up(x, d) if ok else 0.0
                                            for x, d, ok in zip(xs, digits, ~self.bad, strict=True)]))
+        if name in ("SUMIF", "SUMIFS"):
+            return self._sumif(name, args)
         if name in ("ISNUMBER", "ABS"):
             values, kinds = self.eval(args[0])
             if name == "ISNUMBER":
@@ -307,7 +333,8 @@ class _Run:
                 return (kinds == NUM).astype(object), np.full(self.count, BOOL, np.int8)
             self._need(kinds, NUM)
             return self._numbers(np.abs(self._floats(values, kinds)))
-        parts = [self._cells(arg) for arg in args]  # per argument: (cells x values, cells x kinds)
+        # per argument: (cells x values, cells x kinds); MAX and MIN skip a blank cell, as in a range
+        parts = [self._cells(arg, blank_skips=name in ("MAX", "MIN")) for arg in args]
         values = np.concatenate([p[0] for p in parts], axis=1)
         kinds = np.concatenate([p[1] for p in parts], axis=1)
         kept = kinds != BLANK  # a blank cell inside a range is skipped (`_cells` marks single blanks OTHER)
@@ -333,16 +360,54 @@ class _Run:
         reduce = np.logical_and.reduce if name == "AND" else np.logical_or.reduce
         return reduce(usable, axis=1).astype(object), np.full(self.count, BOOL, np.int8)
 
-    def _cells(self, arg: Node) -> tuple[np.ndarray, np.ndarray]:
-        """An argument's values as cells x values: one column, or a range's cells in row-major order."""
+    def _cells(self, arg: Node, blank_skips: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """An argument's values as cells x values: one column, or a range's cells in row-major order;
+        `blank_skips`: a reference to one blank cell is a blank (MAX and MIN skip it, as `formulas` does)."""
         if arg[0] == "in" and self.columns and isinstance(self._first(arg[1]), np.ndarray):
             blocks = [np.asarray(v, object).ravel() for v in self.columns[arg[1]]]
             values = np.array(blocks, object).reshape(self.count, -1)
             kinds = np.vectorize(_kind, otypes=[np.int8])(values) if values.size else np.zeros(values.shape, np.int8)
             return values, kinds
         values, kinds = self.eval(arg)
-        kinds = np.where(kinds == BLANK, OTHER, kinds).astype(np.int8)  # a single blank: formulas' rules, not ours
+        if not (blank_skips and arg[0] == "in"):  # a single blank elsewhere: formulas' rules, not ours
+            kinds = np.where(kinds == BLANK, OTHER, kinds).astype(np.int8)
         return values.reshape(-1, 1), kinds.reshape(-1, 1)
+
+    def _sumif(self, name: str, args: list[Node]) -> tuple[np.ndarray, np.ndarray]:
+        """The sum of the sum range's numbers where every range's cell meets its criterion, as `formulas`
+        sums them (numpy.sum of the floats, in order). A criterion is an id (`_ID_CRITERION`: a text cell
+        equal ignoring case; a number, boolean or blank cell is not) or a number (a number cell equal; a
+        blank is not); any other criterion, a text cell under a number's, a boolean under a number's, an
+        error anywhere, or a matched cell that is not a number or blank is left to `formulas`."""
+        sums = self._cells(args[0 if name == "SUMIFS" else 2])
+        tests = [self._cells(a) for a in ([args[0]] if name == "SUMIF" else args[1::2])]
+        criteria = [self.eval(c) for c in ([args[1]] if name == "SUMIF" else args[2::2])]
+        out = np.zeros(self.count)
+        for i in range(self.count):
+            size = sums[0].shape[1]
+            match = np.ones(size, bool)
+            ok = all(t[0].shape[1] == size for t in tests) and not (sums[1][i] == OTHER).any()
+            for (values, kinds), (wanted, wanted_kinds) in zip(tests, criteria, strict=True):
+                if not ok:
+                    break
+                value, kind, row, row_kinds = wanted[i], wanted_kinds[i], values[i], kinds[i]
+                if kind == TEXT and _ID_CRITERION.fullmatch(value) and value not in ("true", "false", "inf", "nan",
+                                                                                      "infinity"):
+                    ok = not np.isin(row_kinds, (OTHER,)).any()
+                    match &= np.array([k == TEXT and v.casefold() == value for v, k in zip(row, row_kinds,
+                                                                                            strict=True)], bool)
+                elif kind == NUM:
+                    ok = not np.isin(row_kinds, (OTHER, TEXT, BOOL)).any()
+                    match &= np.array([k == NUM and v == value for v, k in zip(row, row_kinds, strict=True)], bool)
+                else:
+                    ok = False
+            picked = sums[1][i][match] if ok else np.array([OTHER])
+            if not ok or not np.isin(picked, (NUM, BLANK)).all():
+                self.bad[i] = True
+                continue
+            out[i] = np.sum(np.array([float(v) for v, k in zip(sums[0][i][match], picked, strict=True) if k == NUM],
+                                     float))
+        return self._numbers(out)
 
     def _first(self, index: int) -> Any:
         column = self.columns.get(index) or [None]

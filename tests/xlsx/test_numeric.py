@@ -167,3 +167,55 @@ def test_the_price_text_of_a_live_label_is_formulas_text(x):
     mine = by_numeric(text, [x])
     assert mine is not None and same(mine[1], by_formulas(text, [x])), (x, mine)
     assert mine[1] == shown(x)  # the Python rule `extract` writes into a label
+
+
+CRITERIA = st.sampled_from(["mkt_a", "mkt_b", "MKT_A", "true", "e5", "a*", "<1", "1", "", 1, 2, 1.0, 0, True,
+                            sh.EMPTY, Error.errors["#N/A"]])
+CELLS = st.one_of(CRITERIA, st.floats(-1e6, 1e6, allow_nan=False), st.sampled_from(["lots", "Mkt_A", "1.0"]))
+_COLUMN = Ranges.get_range("'S'!A1:A4")
+
+
+def _by_formulas_over_ranges(text: str, values: list) -> object:
+    """`by_formulas`, a list of four values standing for a range of four cells (the SUMIF family's)."""
+    func = formulas.Parser().ast(text)[1].compile()
+    args = []
+    for key in func.inputs:
+        value = values[int(key[2:key.index("!")])]
+        args.append(format_output(_COLUMN, np.array(value, object).reshape(-1, 1)) if isinstance(value, list)
+                    else format_output(_CELL, [[value]]))
+    try:
+        out = func(*args)
+    except Exception:  # noqa: BLE001  a formula that raises has no value in ExcelModel either
+        return "raised"
+    return plain(format_output(_CELL, replace_empty(out)).value[0, 0])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(CELLS, min_size=4, max_size=4), st.lists(CELLS, min_size=4, max_size=4),
+       st.lists(CELLS, min_size=4, max_size=4), CRITERIA, CRITERIA, st.booleans())
+def test_sumif_and_sumifs_equal_formulas_wherever_computed(sums, tests, more, criterion, other, two):
+    """The Adjustments table's sums (issue 31): SUMIF over a market column, SUMIFS by market and month."""
+    if two:
+        text, values = "=SUMIFS(PH0!A1:A4,PH1!A1:A4,PH2!A1,PH3!A1:A4,PH4!A1)", [sums, tests, criterion, more, other]
+    else:
+        text, values = "=SUMIF(PH0!A1:A4,PH1!A1,PH2!A1:A4)", [tests, criterion, sums]
+    shape = compile_numeric(text)
+    assert shape is not None and not shape.elementwise
+    columns = {i: [np.array(v, object).reshape(-1, 1) if isinstance(v, list) else v] for i, v in enumerate(values)}
+    got, ok = shape.run(columns, 1)
+    if ok[0]:
+        want = _by_formulas_over_ranges(text, values)
+        assert same(plain(got[0]), want), (text, values, got[0], want)
+
+
+def test_the_adjustments_tables_sums_are_computed_here():
+    """A blank table, and one with a row of each market: numeric answers, as `formulas` does."""
+    blank = [sh.EMPTY] * 4
+    for tests, sums, want in [(blank, blank, 0.0), (["mkt_a", "mkt_b", sh.EMPTY, "Mkt_A"], [-5000, 7, sh.EMPTY, 0.5],
+                                                    -4999.5)]:
+        values = [tests, "mkt_a", sums]
+        shape = compile_numeric("=SUMIF(PH0!A1:A4,PH1!A1,PH2!A1:A4)")
+        got, ok = shape.run({i: [np.array(v, object).reshape(-1, 1) if isinstance(v, list) else v]
+                             for i, v in enumerate(values)}, 1)
+        assert ok[0] and got[0] == want == _by_formulas_over_ranges("=SUMIF(PH0!A1:A4,PH1!A1,PH2!A1:A4)", values)
+    assert by_numeric("=MAX(PH0!A1,PH1!A1)", [sh.EMPTY, 1]) == ("ok", 1)  # a blank month: the first
