@@ -78,8 +78,9 @@ def test_csv_has_one_row_per_figure_and_agrees_with_json(template, capsys):
 def test_markdown_table(capsys):
     out = shown(capsys, "show", "finetune-13b-lora", "--format", "markdown").splitlines()
     assert out[0] == "| name | item | market | label | value | low | high |"
-    # the figures (a stage: post-training; the gap to the cheapest, 8 a market), then ideal and allocated GPU-hours
-    assert len(out) == 2 + 14 + 16 + 4
+    # the figures (a stage: post-training; adjustments; the gap to the cheapest, 8 a market), then ideal and
+    # allocated GPU-hours
+    assert len(out) == 2 + 16 + 16 + 4
     assert "| cmp_finetune_alloc_decentralized_market | allocated_gpu_hours | decentralized_market | " \
            "LoRA fine-tune, 13B on 2B tokens: allocated GPU-hours (all runs) | 48,000.00 |  |  |" in out
     assert "| compute_hyperscaler_on_demand | compute | hyperscaler_on_demand | Compute | 144,000.00 | " \

@@ -224,7 +224,8 @@ def test_show_by_month_json(capsys, tmp_path):
     data = json.loads(shown(capsys, tmp_path, "json"))
     assert data["months"] == ["2026-01", "2026-02", "2026-03", "2026-04", "2026-05"]
     assert [(r["market"], r["item"]) for r in data["rows"]] == [
-        ("cloud", item) for item in ("compute", "failed_runs", "storage_egress", "people", "data", "total")]
+        ("cloud", item) for item in ("compute", "failed_runs", "storage_egress", "people", "data", "adjustments",
+                                     "total")]
     compute = data["rows"][0]
     assert compute["values"] == pytest.approx(EXPECTED["compute"]) and compute["total"] == pytest.approx(23915)
     assert data["cumulative"] == [{"market": "cloud", "values": pytest.approx([15210, 33515, 44515, 54525, 54535])}]
@@ -238,7 +239,7 @@ def test_show_by_month_csv(capsys, tmp_path):
     assert [float(v) for v in rows[1][3:]] == pytest.approx(EXPECTED["compute"] + [23915])
     assert rows[4] == ["cloud", "people", "People", "0.0", "10000.0", "10000.0", "10000.0", "0.0", "30000.0"]
     assert rows[-1][:3] == ["cloud", "cumulative", "Cumulative spend"] and rows[-1][-1] == ""
-    assert len(rows) == 1 + 6 + 1
+    assert len(rows) == 1 + 7 + 1
 
 
 def test_show_by_month_markdown(capsys, tmp_path):

@@ -122,11 +122,11 @@ def edited(books, work) -> dict[str, Path]:
     }
 
 
-LEGAL_SUMMARY: list[dict] = [  # a row above the total (row 20, under the decision rows), typed in, the total over it
-    {"op": "insert_rows", "sheet": "Summary", "index": 19, "count": 1},
-    {"op": "set_value", "sheet": "Summary", "cell": "A20", "value": "Legal review"},
-    {"op": "set_value", "sheet": "Summary", "cell": "C20", "value": 5000},
-    {"op": "set_formula", "sheet": "Summary", "cell": "C21", "formula": "=SUM(C16,C17,C18,C19,C20)"},
+LEGAL_SUMMARY: list[dict] = [  # a row above the total (row 21, under the Adjustments line), typed in, the total over it
+    {"op": "insert_rows", "sheet": "Summary", "index": 20, "count": 1},
+    {"op": "set_value", "sheet": "Summary", "cell": "A21", "value": "Legal review"},
+    {"op": "set_value", "sheet": "Summary", "cell": "C21", "value": 5000},
+    {"op": "set_formula", "sheet": "Summary", "cell": "C22", "formula": "=SUM(C16,C17,C18,C19,C20,C21)"},
 ]
 LEGAL_PEOPLE: list[dict] = [  # a row under the one role (row 7); the team subtotal (now row 9) extended over it
     {"op": "insert_rows", "sheet": "People", "index": 7, "count": 1},
@@ -342,7 +342,7 @@ def test_rows_inserted_in_libreoffice_are_ok(capsys, books, lo):
     book = lo["inserted"]
     # the names moved with the rows: the check has to find the cells by name
     assert where(book, COMPUTE) == ("Compute", "C17")
-    assert where(book, TOTAL) == ("Summary", "C22")
+    assert where(book, TOTAL) == ("Summary", "C23")
     assert where(book, PRICE) == ("Inputs", "C6")
     code, data = check_json(capsys, book)
     assert code == 0 and data["findings"] == []
@@ -355,11 +355,11 @@ def test_legal_review_row_on_summary(capsys, lo):
     code, data = check_json(capsys, book)
     assert code == 1
     changed = findings(data, "formula_changed")
-    assert [(f["sheet"], f["cell"], f["name"]) for f in changed] == [("Summary", "C21", TOTAL)]
-    assert "Summary!C20" in changed[0]["message"]
+    assert [(f["sheet"], f["cell"], f["name"]) for f in changed] == [("Summary", "C22", TOTAL)]
+    assert "Summary!C21" in changed[0]["message"]
     assert changed[0]["severity"] == "warning"
     mismatch = findings(data, "mismatch")
-    assert [(f["sheet"], f["cell"], f["name"]) for f in mismatch] == [("Summary", "C21", TOTAL)]
+    assert [(f["sheet"], f["cell"], f["name"]) for f in mismatch] == [("Summary", "C22", TOTAL)]
     lo_total = cell_values(book)[TOTAL]
     assert mismatch[0]["actual"] == pytest.approx(lo_total, rel=1e-9)
     assert mismatch[0]["actual"] - mismatch[0]["expected"] == pytest.approx(5000, rel=1e-9)

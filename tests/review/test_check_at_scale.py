@@ -149,7 +149,7 @@ def _audit_work(tmp_path: Path, workloads: int, markets: int, monkeypatch) -> tu
 def test_audit_work_grows_linearly_with_the_book(tmp_path, monkeypatch):
     small = _audit_work(tmp_path, 3, 2, monkeypatch)
     large = _audit_work(tmp_path, 24, 4, monkeypatch)
-    assert large[2] > 5 * small[2]
+    assert large[2] > 4 * small[2]  # every book also holds the Adjustments table (a fixed ~100 cells)
     for maps, tokenized, cells in (small, large):
         assert maps <= 2  # the generated and the current map, once per audit, never once per formula
         assert tokenized <= 4 * cells  # each formula and its generated twin, rewritten then normalized

@@ -109,8 +109,8 @@ def test_formula_edited_is_refused(capsys, copy):
 
 
 def test_figure_typed_over_is_refused(capsys, copy):
-    book = copy(lambda wb: wb["Summary"].__setitem__("C20", 250000))  # under the decision rows
-    assert_refused_as_edited(capsys, book, what="Summary!C20 (total_hyperscaler_on_demand)")
+    book = copy(lambda wb: wb["Summary"].__setitem__("C21", 250000))  # under the decision rows
+    assert_refused_as_edited(capsys, book, what="Summary!C21 (total_hyperscaler_on_demand)")
 
 
 def test_deleted_sheet_is_refused(capsys, copy):

@@ -316,4 +316,4 @@ def test_embedded_plan_sheet_deleted(generated, tmp_path, capsys):
 def test_clean_copy_is_ok_and_unchanged(generated, tmp_path, capsys):
     path = copy(generated, tmp_path)
     code, report = checked(capsys, path)
-    assert code == 0 and report["ok"] and len(report["figures"]) == 30  # 7 figures and 8 of the gap x 2 markets
+    assert code == 0 and report["ok"] and len(report["figures"]) == 32  # 8 figures and 8 of the gap x 2 markets

@@ -209,13 +209,13 @@ def test_row_added_above_the_total_in_libreoffice_is_named_as_such(capsys, prist
     """The row the user typed and the total they extended over it: not every row below."""
     with uno_session() as session:
         book = session.edit(pristine, tmp_path / "legal.xlsx", [
-            {"op": "insert_rows", "sheet": "Summary", "index": 19, "count": 1},  # under the decision rows
-            {"op": "set_value", "sheet": "Summary", "cell": "A20", "value": "Legal review"},
-            {"op": "set_value", "sheet": "Summary", "cell": "C20", "value": 5000},
-            {"op": "set_formula", "sheet": "Summary", "cell": "C21", "formula": "=SUM(C16,C17,C18,C19,C20)"}])
-    err = refused(capsys, book, 'Summary!A20: "Legal review" added; Summary!C20: 5000 added; '
-                                "Summary!C21 (total_hyperscaler_on_demand): formula differs from the one generated "
-                                "(`=SUM(C16,C17,C18,C19)` -> `=SUM(C16,C17,C18,C19,C20)`))")
+            {"op": "insert_rows", "sheet": "Summary", "index": 20, "count": 1},  # under the Adjustments line
+            {"op": "set_value", "sheet": "Summary", "cell": "A21", "value": "Legal review"},
+            {"op": "set_value", "sheet": "Summary", "cell": "C21", "value": 5000},
+            {"op": "set_formula", "sheet": "Summary", "cell": "C22", "formula": "=SUM(C16,C17,C18,C19,C20,C21)"}])
+    err = refused(capsys, book, 'Summary!A21: "Legal review" added; Summary!C21: 5000 added; '
+                                "Summary!C22 (total_hyperscaler_on_demand): formula differs from the one generated "
+                                "(`=SUM(C16,C17,C18,C19,C20)` -> `=SUM(C16,C17,C18,C19,C20,C21)`))")
     assert "more change" not in err
 
 
