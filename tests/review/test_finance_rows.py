@@ -216,3 +216,28 @@ def test_formula_amounts_read_as_excel_reads_them():
     for bad in ("=compute_a^2", "=compute_a/0", "=100/compute_a", "=SUM(compute_a)", "=A1", "=other_a"):
         with pytest.raises(FormulaProblem):
             evaluate(bad, figures)
+
+
+def test_bills_map_to_the_adjustments_line_and_actuals_keeps_a_typed_row(capsys, tmp_path):
+    """`actuals` (issue 31, item 3): a bill of item `adjustments` is that line's actual, and a row typed in
+    the Adjustments table comes through into the book it writes (its current inputs)."""
+    plan = tmp_path / "plan.yaml"
+    plan.write_text("start: 2026-01\n" + template_text(FT), encoding="utf-8")
+    book = generate_workbook(plan, tmp_path / "book.xlsx")
+    wb = openpyxl.load_workbook(book)
+    row = int(wb.defined_names["adj_1_label"].attr_text.split("$")[-1])
+    for col, value in ((1, "FX hedge"), (2, A), (5, -2500)):
+        wb["Adjustments"].cell(row, col, value)
+    wb.save(tmp_path / "typed.xlsx")
+    bills = tmp_path / "bills.csv"
+    bills.write_text(f"date,market,item,amount\n2026-01-15,{A},adjustments,-1200\n2026-01-15,{A},compute,5000\n",
+                     encoding="utf-8")
+    code, _, err = run(capsys, "actuals", tmp_path / "typed.xlsx", bills, "-o", tmp_path / "billed.xlsx")
+    assert code == 0, err
+    code, out, err = run(capsys, "variance", tmp_path / "billed.xlsx", "--format", "json")
+    lines = {(r["market"], r["item"]): r for r in json.loads(out)["lines"]}
+    assert lines[(A, "adjustments")]["actual"] == pytest.approx(-1200)
+    assert lines[(A, "adjustments")]["plan"] == pytest.approx(-2500)
+    code, report = check_json(capsys, tmp_path / "billed.xlsx")
+    assert code == 0, report["findings"]
+    assert {f["name"]: f["value"] for f in report["figures"]}[f"adjustments_{A}"] == pytest.approx(-2500)
