@@ -21,7 +21,7 @@ def test_every_command_as_a_call(tmp_path, capsys):
     assert api.show_plan(plan).as_json() == api.show_plan(FT).as_json() == api.show_plan().as_json()
     book = api.generate_workbook(plan, tmp_path / "plan.xlsx")
     report = api.check_workbook(book)
-    assert report.ok and report.findings == [] and len(report.figures) == 16  # 8 x 2 markets
+    assert report.ok and report.findings == [] and len(report.figures) == 32  # 8 figures and 8 of the gap x 2 markets
     assert api.extract_plan(book) == template_text(FT)
     assert api.extract_plan(book, tmp_path / "back.yaml") == (tmp_path / "back.yaml").read_text()
     assert api.plan_schema() == plan_schema()
