@@ -109,10 +109,10 @@ def init(
     """Write a commented plan file from a template."""
 
     written = api.init_plan(template, output, force=force)
-    wrote(written, err=True, verb="wrote")
+    wrote(written, err=True)
     schema_file, fresh = api.init_schema(written, force=force)
     # the plan's first line points its editor to this file (`yaml-language-server: $schema=plan.schema.json`)
-    wrote(schema_file, err=True, verb="wrote" if fresh else "kept the existing")
+    wrote(schema_file, err=True, verb="Wrote" if fresh else "Kept the existing")
 
 
 @app.command()
