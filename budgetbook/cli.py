@@ -227,12 +227,18 @@ def extract(
 ):
     """Write the workbook's current inputs back as a plan file, keeping the plan's comments."""
 
+    output = _stdout(output)
     with _progress("extract"):
         plan_text = api.extract_plan(book, output, force=force)
     if output is None:
         text(plan_text)
     else:
         wrote(output, err=True)
+
+
+def _stdout(output: Path | None) -> Path | None:
+    """`-o -` is standard output, as no `-o` is, for the commands whose default it is."""
+    return None if output is not None and str(output) == "-" else output
 
 
 class ExportFormat(str, Enum):
@@ -255,6 +261,7 @@ def export(
 ):
     """Write the plan out for other tools: FOCUS-shaped forecast rows, one per market, line item and month."""
 
+    output = _stdout(output)
     with _progress("export"):
         written = api.export_plan(plan, output, format=format.value, force=force, strict=strict, start=start)
     if output is None:
