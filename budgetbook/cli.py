@@ -329,12 +329,14 @@ def actuals(
     map: Annotated[Path | None, typer.Option("--map", help="Mapping file (YAML): bill lines to line items.")] = None,
     format: Annotated[CheckFormat, typer.Option("--format", "-f", help="Output format.")] = CheckFormat.table,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output file.")] = False,
+    replace: Annotated[bool, typer.Option("--replace", help="Replace an invoice the book holds with other rows of "
+                                          "it (a re-export, or all its parts given together).")] = False,
 ):
     """Import bills into a workbook: an Actuals sheet (the bills) and a live Variance sheet against the plan."""
     from .output.actuals import render_import  # heavy (reference model, rich): off the startup path
 
     with _progress("actuals", format.value):
-        result = api.import_actuals(book, bills, output, mapping=map, force=force)
+        result = api.import_actuals(book, bills, output, mapping=map, force=force, replace=replace)
     render_import(result, format.value)
 
 
