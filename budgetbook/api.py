@@ -337,11 +337,11 @@ def _unreadable(path: Path, reason: str) -> Unreadable:
 # ---------------------------------------------------------------- budget vs actuals (issue 12): actuals/
 
 def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | None = None, *,
-                   mapping: PathLike | None = None, force: bool = False) -> ImportResult:
+                   mapping: PathLike | None = None, force: bool = False, replace: bool = False) -> ImportResult:
     """Read `bills` into the workbook's Actuals and Variance sheets, written to `out` (`actuals.api`)."""
     from .actuals.api import import_actuals as import_bills
 
-    return import_bills(book, bills, out, mapping=mapping, force=force)
+    return import_bills(book, bills, out, mapping=mapping, force=force, replace=replace)
 
 
 def reforecast(book: PathLike, out: PathLike, *, force: bool = False, from_actuals: bool = False) -> Reforecast:

@@ -56,10 +56,14 @@ def check_destination(path: PathLike, *, protect: Iterable[PathLike] = (), force
 
     Never an input of the command (`protect`, compared by file identity: a
     symlink, a hard link or `./x/../` spelling of an input is caught too), with
-    or without `force`; never a directory, a device, FIFO or socket, or a file
+    or without `force`; never `-` (standard output, for the commands that write
+    there); never a directory, a device, FIFO or socket, or a file
     in a missing folder; an existing file only with `force`.
     """
     dest = Path(path)
+    if str(path) == "-":  # a command with a default of standard output takes `-o -` for it before this
+        raise OutputError("is not a file name: this command writes a file, not standard output; give the "
+                          "name of the file to write", source="-")
     for guarded in protect:
         if _same_file(dest, Path(guarded)):
             raise OutputError(f"refusing to write: it would overwrite the input file {guarded}",

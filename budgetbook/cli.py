@@ -109,10 +109,10 @@ def init(
     """Write a commented plan file from a template."""
 
     written = api.init_plan(template, output, force=force)
-    wrote(written, err=True, verb="wrote")
+    wrote(written, err=True)
     schema_file, fresh = api.init_schema(written, force=force)
     # the plan's first line points its editor to this file (`yaml-language-server: $schema=plan.schema.json`)
-    wrote(schema_file, err=True, verb="wrote" if fresh else "kept the existing")
+    wrote(schema_file, err=True, verb="Wrote" if fresh else "Kept the existing")
 
 
 @app.command()
@@ -227,12 +227,18 @@ def extract(
 ):
     """Write the workbook's current inputs back as a plan file, keeping the plan's comments."""
 
+    output = _stdout(output)
     with _progress("extract"):
         plan_text = api.extract_plan(book, output, force=force)
     if output is None:
         text(plan_text)
     else:
         wrote(output, err=True)
+
+
+def _stdout(output: Path | None) -> Path | None:
+    """`-o -` is standard output, as no `-o` is, for the commands whose default it is."""
+    return None if output is not None and str(output) == "-" else output
 
 
 class ExportFormat(str, Enum):
@@ -255,6 +261,7 @@ def export(
 ):
     """Write the plan out for other tools: FOCUS-shaped forecast rows, one per market, line item and month."""
 
+    output = _stdout(output)
     with _progress("export"):
         written = api.export_plan(plan, output, format=format.value, force=force, strict=strict, start=start)
     if output is None:
@@ -322,12 +329,14 @@ def actuals(
     map: Annotated[Path | None, typer.Option("--map", help="Mapping file (YAML): bill lines to line items.")] = None,
     format: Annotated[CheckFormat, typer.Option("--format", "-f", help="Output format.")] = CheckFormat.table,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output file.")] = False,
+    replace: Annotated[bool, typer.Option("--replace", help="Replace an invoice the book holds with other rows of "
+                                          "it (a re-export, or all its parts given together).")] = False,
 ):
     """Import bills into a workbook: an Actuals sheet (the bills) and a live Variance sheet against the plan."""
     from .output.actuals import render_import  # heavy (reference model, rich): off the startup path
 
     with _progress("actuals", format.value):
-        result = api.import_actuals(book, bills, output, mapping=map, force=force)
+        result = api.import_actuals(book, bills, output, mapping=map, force=force, replace=replace)
     render_import(result, format.value)
 
 

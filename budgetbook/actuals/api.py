@@ -19,7 +19,8 @@ from ..review.scenario import read_scenario
 from ..sheetkit.scenario import PLAN_SCENARIO
 from ..workbook.build import build_workbook
 from ..workbook.write import save_workbook
-from .bills import read_bills, sniff
+from .bills import BillError, read_bills, sniff
+from .formats.kit import clip
 from .mapping import load_mapping
 
 
@@ -70,9 +71,11 @@ class ImportResult:
 
 
 def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | None = None, *,
-                   mapping: PathLike | None = None, force: bool = False) -> ImportResult:
-    """Read `bills`, merge them into the book's embedded actuals (same invoice key: replaced) and write the
-    workbook, regenerated from the book's current inputs, with its Actuals and Variance sheets, to `out`."""
+                   mapping: PathLike | None = None, force: bool = False, replace: bool = False) -> ImportResult:
+    """Read `bills`, merge them into the book's embedded actuals and write the workbook, regenerated from the
+    book's current inputs, with its Actuals and Variance sheets, to `out`. An invoice held is replaced by the
+    same rows again; by other rows of it (a later part of an export, a re-export) only with `replace`, else
+    one line naming both files (a charge would be lost or changed without a word)."""
     from ..review.extract import current_plan_text  # on first use, not at import: loads ruamel, yaml
 
     book = Path(book)
@@ -92,6 +95,15 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
     rules = load_mapping(Path(mapping) if mapping is not None else None, plan)
     stage("reading bills", len(bills), "files")
     imported = read_bills([Path(b) for b in bills], rules, plan)
+    clash = held.conflicts(imported.batches)
+    if clash and not replace:
+        new, was = clash[0]
+        names = new.source.split(" + ")  # a batch names its files (joined parts: each), the error their paths
+        raise BillError(f"holds invoice {clip(new.key, 80)} ({new.rows:,} rows, {new.total:,.2f}), which {book} "
+                        f"holds from {was.source} with other rows ({was.rows:,} rows, {was.total:,.2f}): give an "
+                        "export's parts in one command; to replace the invoice held with these rows (a re-export, "
+                        "or all its parts given together), add --replace",
+                        source=" + ".join(str(p) for p in dict.fromkeys(Path(b) for b in bills) if p.name in names))
     merged, previous = held.merged_replacing(imported.batches)
     months = set(plan_months(plan))
     outside = sorted({c.month for c in merged.charges} - months)

@@ -6,10 +6,12 @@ by its module in `formats/` (`formats.registry` lists them); the files with no
 charges (a FOCUS Contract Commitment dataset) are read first, as the others'
 rules may match against them.
 
-Within one import, two FOCUS files holding the same invoice with other rows are parts of
-one export (AWS, Azure and Google split a month's export into several files): they are
-joined into one batch, both counted (`join_parts`); the same rows given twice count
-once. Across imports, an invoice imported again replaces the one held.
+Within one import, two files holding the same invoice with other rows are parts of it
+(AWS, Azure and Google split a month's FOCUS export into several files; a generic bill's
+`invoice` may span files): they are joined into one batch, both counted (`join_parts`);
+the same rows given twice count once. Across imports, the same rows again replace the
+invoice held; other rows of it are refused unless replacing is asked for
+(`Actuals.conflicts`, `actuals.api`).
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ def read_bills(paths: list[Path], mapping: Mapping, plan: Plan) -> Imported:
 
 
 def join_parts(read: list[tuple[Batch, str, Path]], notes: list[str]) -> list[Batch]:
-    """The batches of one import, a FOCUS invoice's parts (other files, other rows) joined into one. The same
+    """The batches of one import, an invoice's parts (other files, other rows: a FOCUS export in parts, a generic
+    bill's `invoice` given in two files) joined into one. The same
     rows again count once: a second copy of a bill replaces the first, as it would in a later import; a part given
     again once others are joined is dropped (noted). A part in another FOCUS version than the first is refused
     (the same invoice exported twice, which would count twice)."""
@@ -68,7 +71,7 @@ def join_parts(read: list[tuple[Batch, str, Path]], notes: list[str]) -> list[Ba
     at: dict[str, int] = {}                          # invoice key -> its batch in `out`
     parts: dict[str, dict[str, tuple[str, Path]]] = {}  # invoice key -> digest -> (format, file) of each part
     for b, fmt, path in read:
-        if b.format != "focus" or not b.digest:
+        if not b.digest:  # a generic bill without an `invoice`: its key holds its digest
             out.append(b)
             continue
         if b.key not in at:

@@ -55,9 +55,18 @@ class Batch:
     # FOCUS: the other cost column (EffectiveCost when the mapping's is BilledCost, and the reverse) over this
     # batch: (its name, its total, the part on charges no rule maps); None for a generic bill
     other: tuple[str, Decimal, Decimal] | None = None
-    # FOCUS: a digest of its rows' content (order aside), telling a part of an export from the same rows given
-    # twice within one import (`actuals.bills.join_parts`); not embedded in the workbook
+    # FOCUS, and a generic bill's `invoice`: a digest of its rows' content (order aside), telling a part of an
+    # invoice from the same rows given twice (`actuals.bills.join_parts`, `Actuals.conflicts`); embedded, ""
+    # in books imported before it was kept
     digest: str = field(default="", compare=False, repr=False)
+
+    def same_rows(self, other: Batch) -> bool:
+        """Whether `other` holds this batch's rows, so replacing one by the other changes no charge: their digests
+        agree, or (another version of the export, a book without digests) their rows, total and charges do."""
+        if self.digest and other.digest and self.digest == other.digest:
+            return True
+        return ((self.rows, self.total, sorted(self.charges, key=repr))
+                == (other.rows, other.total, sorted(other.charges, key=repr)))
 
     @property
     def unmapped(self) -> Decimal:
@@ -76,7 +85,7 @@ class Batch:
                 "rows": self.rows, "total": str(self.total), "charges": [c.as_json() for c in self.charges],
                 "categories": {k: str(v) for k, v in self.categories}} | (
             {"other": {"column": self.other[0], "total": str(self.other[1]), "unmapped": str(self.other[2])}}
-            if self.other is not None else {})
+            if self.other is not None else {}) | ({"digest": self.digest} if self.digest else {})
 
     @classmethod
     def from_json(cls, data: dict) -> Batch:
@@ -86,7 +95,7 @@ class Batch:
                    tuple(Charge.from_json(c) for c in data["charges"]),
                    tuple((str(k), Decimal(str(v))) for k, v in dict(data.get("categories", {})).items()),
                    (str(other["column"]), Decimal(str(other["total"])), Decimal(str(other["unmapped"])))
-                   if other else None)
+                   if other else None, str(data.get("digest", "")))
 
 
 @dataclass(frozen=True)
@@ -156,6 +165,12 @@ class Actuals:
         new = list(new)
         actuals, replaced = self.merged_replacing(new)
         return actuals, [b.key for b, was in zip(new, replaced, strict=True) if was is not None]
+
+    def conflicts(self, new: Iterable[Batch]) -> list[tuple[Batch, Batch]]:
+        """(new, held) for each of `new` whose invoice is held with other rows: a later part of an export, or a
+        re-export, which replacing would lose or change (so replacing it is asked for, `actuals.api`)."""
+        held = {b.key: b for b in self.batches}
+        return [(b, held[b.key]) for b in new if b.key in held and not held[b.key].same_rows(b)]
 
     def merged_replacing(self, new: Iterable[Batch]) -> tuple[Actuals, list[Batch | None]]:
         """These actuals with `new` batches added, and what each of `new` replaced: the batch of its key held

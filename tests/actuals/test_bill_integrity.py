@@ -245,3 +245,48 @@ def test_one_invoice_in_two_focus_versions_in_one_import_is_refused(capsys, book
     assert (code, out) == (2, "") and len(err.strip().splitlines()) == 1 and not (tmp_path / "o.xlsx").exists()
     assert err.startswith(f"Error: {tmp_path / 'new.csv'}: holds invoice 'focus|AWS|123456789012|2026-01-01|' as "
                           f"{files['old']} does, but in focus-1.3 where that is focus-1.0"), err
+
+
+def test_a_generic_invoice_in_two_files_counts_both_and_a_later_one_is_refused(capsys, book, tmp_path):
+    """A generic bill's `invoice` spread over two files in one import: the second replaced the first (250.00 of
+    1,250.00 kept, exit 0). Now they are joined; the same file again counts once; across imports the same rows
+    replace themselves, other rows of the invoice are refused in one line unless `--replace`."""
+    a, b = tmp_path / "jan-a.csv", tmp_path / "jan-b.csv"
+    a.write_text("date,market,item,amount,invoice\n2026-01-31,neo_cloud,compute,1000.00,INV-7\n")
+    b.write_text("date,market,item,amount,invoice\n2026-01-31,neo_cloud,storage_egress,250.00,INV-7\n")
+    both = import_actuals(book, [a, b, a], tmp_path / "ab.xlsx")
+    assert [bt.total for bt in both.actuals.batches] == [Decimal("1250.00")] and both.replaced == []
+    assert both.summary()[0] == "jan-a.csv: generic|invoice|INV-7: the same 1 rows as jan-a.csv, counted once"
+    assert both.summary()[1].startswith("jan-a.csv + jan-b.csv: generic|invoice|INV-7: 2 rows, amount 1,250.00")
+    assert both.summary()[1].endswith("(added)")
+    first = import_actuals(book, [a], tmp_path / "a.xlsx")
+    refused = _refused(capsys, tmp_path / "a.xlsx", b)  # the book holds INV-7 from jan-a.csv: b alone would drop it
+    assert refused == (f"Error: {b}: holds invoice 'generic|invoice|INV-7' (1 rows, 250.00), which "
+                       f"{tmp_path / 'a.xlsx'} holds from jan-a.csv with other rows (1 rows, 1,000.00): give an "
+                       "export's parts in one command; to replace the invoice held with these rows (a re-export, or "
+                       "all its parts given together), add --replace\n")
+    code, out, err = run(capsys, "actuals", tmp_path / "a.xlsx", a, b, "--replace", "-o", tmp_path / "r.xlsx")
+    assert (code, err) == (0, "") and "(replaces jan-a.csv's 1,000.00)" in out, out
+    assert "the book now holds 1,250.00" in out
+    again = import_actuals(tmp_path / "ab.xlsx", [b, a], tmp_path / "ba.xlsx")  # the same rows again: replaced
+    assert again.replaced == ["generic|invoice|INV-7"] and again.actuals.batches[0].total == Decimal("1250.00")
+    assert first.actuals.batches[0].digest and first.actuals.batches[0].digest != again.actuals.batches[0].digest
+
+
+def test_a_later_part_of_an_export_is_refused_not_swapped(capsys, tmp_path):
+    """A FOCUS export's parts imported one at a time: each later part replaced the one held (part 1's charges lost,
+    exit 0). Now it is refused naming both files; all parts together with `--replace` replace the part held."""
+    from focus_bills import focus_rows
+
+    rows = focus_rows({"2026-01": 2})
+    book = generate_workbook(PLAN, tmp_path / "b.xlsx")
+    files = _focus_files(tmp_path, p1=rows[:44], p2=rows[44:])
+    import_actuals(book, [files["p1"]], tmp_path / "p1.xlsx", mapping=tmp_path / "map.yaml")
+    err = _refused(capsys, tmp_path / "p1.xlsx", files["p2"], "--map", tmp_path / "map.yaml")
+    assert err.startswith(f"Error: {files['p2']}: holds invoice 'focus|AWS|123456789012|2026-01-01|' (45 rows, ")
+    assert f"which {tmp_path / 'p1.xlsx'} holds from p1.csv with other rows (44 rows, " in err
+    assert err.endswith("--replace\n")
+    whole = import_actuals(tmp_path / "p1.xlsx", files.values(), tmp_path / "w.xlsx", mapping=tmp_path / "map.yaml",
+                           replace=True)
+    assert f"{whole.actuals.batches[0].total:,.2f}" == "263,953.81" and whole.actuals.batches[0].rows == 89
+    assert "(replaces p1.csv's " in whole.summary()[0]

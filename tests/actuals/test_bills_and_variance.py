@@ -18,6 +18,7 @@ from libreoffice import needs_libreoffice, recalculated_values
 from strategies import plans
 
 from budgetbook.actuals.api import book_variance, import_actuals
+from budgetbook.actuals.bills import BillError
 from budgetbook.api import check_workbook, extract_plan, generate_workbook, show_months
 from budgetbook.ledger.embed import read_embedded_actuals
 from budgetbook.ledger.variance import compute_variance
@@ -384,8 +385,12 @@ def test_generic_bills_are_keyed_by_invoice_else_market_item_and_month(base, tmp
                     "generic|invoice|INV-1", "generic|invoice|INV-2"]  # payroll and GPU bills of January apart
     assert first.actuals.gpu_hours()[("2026-01", "hyperscaler_commit")] == 550
     (tmp_path / "fix.csv").write_text("date,market,item,amount,invoice\n2026-01-25,hyperscaler_commit,compute,"
-                                      "89.50,INV-2\n")  # a corrected invoice replaces the first
-    again = import_actuals(tmp_path / "a.xlsx", [tmp_path / "fix.csv"], tmp_path / "b.xlsx")
+                                      "89.50,INV-2\n")  # a corrected invoice replaces the first when asked
+    with pytest.raises(BillError, match=r"fix\.csv: holds invoice 'generic\|invoice\|INV-2' \(1 rows, 89\.50\), "
+                       r"which .*a\.xlsx holds from gpu\.csv with other rows \(1 rows, 99\.50\).*add --replace$"):
+        import_actuals(tmp_path / "a.xlsx", [tmp_path / "fix.csv"], tmp_path / "b.xlsx")
+    assert not (tmp_path / "b.xlsx").exists()
+    again = import_actuals(tmp_path / "a.xlsx", [tmp_path / "fix.csv"], tmp_path / "b.xlsx", replace=True)
     assert again.replaced == ["generic|invoice|INV-2"]
     assert again.actuals.amount("2026-01", "hyperscaler_commit", "compute") == Decimal("1090.00")
 

@@ -219,3 +219,20 @@ def test_a_stop_as_the_temporary_file_is_made_still_removes_it(tmp_path, monkeyp
             time.sleep(5)  # the stop arrives before this ends
             tmp.write_bytes(b"new")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["book.xlsx"] and out.read_bytes() == b"old"
+
+
+def test_dash_is_standard_output_or_refused(tmp_path, capsys, monkeypatch):
+    """`-o -` (issue 27): `export` and `extract` print, as without `-o`; a command that writes a file refuses it
+    in one line, before any work, and no file named `-` appears."""
+    from cli_run import run
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(OutputError, match="^-: is not a file name"):
+        check_destination("-")
+    code, out, err = run(capsys, "export", "pretrain-7b", "-o", "-")
+    assert (code, err) == (0, "") and out.startswith("BilledCost,") and out == run(capsys, "export", "pretrain-7b")[1]
+    refusal = ("Error: -: is not a file name: this command writes a file, not standard output; give the name of "
+               "the file to write\n")
+    assert run(capsys, "report", "pretrain-7b", "-o", "-") == (2, "", refusal)
+    assert run(capsys, "generate", "pretrain-7b", "-o", "-") == (2, "", refusal)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

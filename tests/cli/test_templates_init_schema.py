@@ -33,7 +33,7 @@ def test_templates_lists_one_a_line_with_description(capsys):
 
 def test_init_writes_the_commented_template(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert run(capsys, "init", "pretrain-7b") == (0, "", "wrote pretrain-7b.yaml\nwrote plan.schema.json\n")
+    assert run(capsys, "init", "pretrain-7b") == (0, "", "Wrote pretrain-7b.yaml\nWrote plan.schema.json\n")
     written = tmp_path / "pretrain-7b.yaml"
     assert written.read_text() == template_text("pretrain-7b")
     assert "# seed 000" in written.read_text()
@@ -42,7 +42,7 @@ def test_init_writes_the_commented_template(tmp_path, capsys, monkeypatch):
     assert (tmp_path / "plan.schema.json").read_text() == run(capsys, "schema")[1]
     (tmp_path / "plan.schema.json").write_text("{}")  # the user's own: kept
     code, _, err = run(capsys, "init", "deepseek-v3", "-o", "p.yaml")
-    assert (code, err) == (0, "wrote p.yaml\nkept the existing plan.schema.json\n")
+    assert (code, err) == (0, "Wrote p.yaml\nKept the existing plan.schema.json\n")
     assert load_plan(tmp_path / "p.yaml").name == "deepseek-v3" and (tmp_path / "plan.schema.json").read_text() == "{}"
     # no temp files left
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.yaml", "plan.schema.json", "pretrain-7b.yaml"]

@@ -136,10 +136,14 @@ def test_extract_after_libreoffice_recalculation(capsys, saved_book, openpyxl_bo
     assert (work / "saved.yaml").read_text() == (work / "unsaved.yaml").read_text()
 
 
-def test_untouched_extract_is_the_template_itself(capsys, book, work):
+def test_untouched_extract_is_the_template_itself(capsys, book, work, monkeypatch):
     assert extract(capsys, book, work / "same.yaml") == template_text(FT)
     code, out, err = run(capsys, "extract", book)
     assert (code, err) == (0, "") and out == template_text(FT)
+    # `-o -` is standard output too, never a file named `-` (issue 27)
+    monkeypatch.chdir(work)
+    assert run(capsys, "extract", book, "-o", "-") == (0, template_text(FT), "")
+    assert not (work / "-").exists()
 
 
 @needs_uno

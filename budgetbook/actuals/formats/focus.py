@@ -15,14 +15,13 @@ A batch is one invoice: the issuer, billing account, billing period and invoice 
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from decimal import Decimal
 
 from ...ledger.model import UNMAPPED, Batch, Charge
 from ..mapping import Rule
 from . import checks
-from .kit import BillError, Context, batch, clip, col, first_of, rate_sql, run, text, warn_formula_text
+from .kit import BillError, Context, batch, clip, col, content_digest, first_of, rate_sql, run, text, warn_formula_text
 from .source import Source
 
 COMMON_REQUIRED = ("BillingCurrency", "ChargePeriodStart", "ChargeCategory", "ServiceName")
@@ -185,8 +184,7 @@ def _digests(found: list[tuple]) -> dict[str, str]:
     for r in found:
         acc = sums.setdefault(r[0], [0, 0, 0])
         acc[0], acc[1], acc[2] = acc[0] + int(r[10]), acc[1] + int(r[11]), acc[2] + r[9]
-    return {k: hashlib.sha256(f"{u % 2**64}:{lo % 2**64}:{n}".encode()).hexdigest()[:16]
-            for k, (u, lo, n) in sums.items()}
+    return {k: content_digest(u, lo, n) for k, (u, lo, n) in sums.items()}
 
 
 def _other_costs(found: list[tuple], name: str | None, path, warnings: list[str]) -> dict[str, tuple]:

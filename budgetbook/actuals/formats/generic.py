@@ -20,7 +20,7 @@ from decimal import Decimal
 from ...ledger.model import UNMAPPED, Batch, Charge
 from ...lineitems.registry import development_lines
 from . import checks
-from .kit import BillError, Context, batch, col, rate_sql, run, text, warn_formula_text
+from .kit import BillError, Context, batch, col, content_digest, rate_sql, run, text, warn_formula_text
 from .source import Source
 
 REQUIRED = ("date", "market", "item", "amount")
@@ -59,7 +59,7 @@ class _Generic:
                    sum(md5_number_upper({content})), sum(md5_number_lower({content}))
             FROM {scan} GROUP BY ALL ORDER BY ALL""", rate_params)
         checks.hold_aggregate(source, rows, sum(r[8] for r in found))
-        digests = _digests(found)
+        digests, invoiced = _digests(found), _invoice_digests(found)
         markets = {m.id for m in plan.markets}
         items = {line.id for line in development_lines(plan)}
         workloads = {w.id for w in plan.workloads}
@@ -79,7 +79,8 @@ class _Generic:
                 charge = Charge(month, market, item, workload, amount, hours, count)
             charges.setdefault(key, []).append(charge)
         warn_formula_text(ctx.con, scan, header, path, ctx.warnings, TEXTS)
-        return [batch(key, path, "generic", "amount", found_) for key, found_ in charges.items()]
+        return [batch(key, path, "generic", "amount", found_, digest=invoiced.get(key, ""))
+                for key, found_ in charges.items()]
 
 
 def _digests(found: list[tuple]) -> dict[tuple[str, str, str], str]:
@@ -91,6 +92,17 @@ def _digests(found: list[tuple]) -> dict[tuple[str, str, str], str]:
             acc[0], acc[1], acc[2] = acc[0] + int(upper), acc[1] + int(lower), acc[2] + count
     return {k: hashlib.sha256(f"{u % 2**64}:{lo % 2**64}:{n}".encode()).hexdigest()[:16]
             for k, (u, lo, n) in sums.items()}
+
+
+def _invoice_digests(found: list[tuple]) -> dict[str, str]:
+    """The batch key of each `invoice` given -> the digest of its rows (`kit.content_digest`): telling a part of
+    an invoice in another file from the same bill again (`bills.join_parts`, `Actuals.conflicts`)."""
+    sums: dict[str, list[int]] = {}
+    for _, _, _, _, _, invoice, _, _, count, upper, lower in found:
+        if invoice:
+            acc = sums.setdefault(f"generic|invoice|{invoice}", [0, 0, 0])
+            acc[0], acc[1], acc[2] = acc[0] + int(upper), acc[1] + int(lower), acc[2] + count
+    return {k: content_digest(u, lo, n) for k, (u, lo, n) in sums.items()}
 
 
 FORMAT = _Generic()

@@ -133,7 +133,21 @@ def joined(first: Batch, part: Batch) -> Batch:
     found = _one_line_each([*first.charges, *part.charges])
     return Batch(first.key, f"{first.source} + {part.source}", first.format, first.cost_column,
                  first.rows + part.rows, first.total + part.total, found, tuple(sorted(categories.items())), other,
-                 first.digest)
+                 digest_sum(first.digest, part.digest))
+
+
+def content_digest(upper: int, lower: int, rows: int) -> str:
+    """A batch's rows' digest: the sums (mod 2**64) of each row's MD5 halves over its columns' text, and how many
+    rows; the order of rows aside, and two parts' digests add up to their whole's (`digest_sum`)."""
+    return f"{upper % 2**64:016x}{lower % 2**64:016x}:{rows}"
+
+
+def digest_sum(first: str, part: str) -> str:
+    """The digest of two parts' rows together (`content_digest`); "" where either is unknown."""
+    if not first or not part:
+        return ""
+    (a, n), (b, m) = first.split(":"), part.split(":")
+    return content_digest(int(a[:16], 16) + int(b[:16], 16), int(a[16:], 16) + int(b[16:], 16), int(n) + int(m))
 
 
 def _one_line_each(charges: list[Charge]) -> tuple[Charge, ...]:
