@@ -17,6 +17,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .lineitems import gap
+from .lineitems.compute import price_index
 from .lineitems.phasing import month_count
 from .lineitems.registry import LINE_ITEMS, TOTAL, gpu_hours_bought, lines
 from .lineitems.scenario import MarketView, Resolved
@@ -288,11 +289,12 @@ def ownership(plan: Plan, scenario: str = "base") -> list[dict[str, Any]]:
         view = market_view(plan, market.id, scenario)
         owner = next(m for m in view.plan.markets if m.id == market.id)
         c = cluster(view, owner)
+        markets = {m.id: m for m in view.plan.markets}
         entry: dict[str, Any] = {"market": market.id, "purchase": c.purchase}
         entry |= {part: sum(c.months[part]) for part in PARTS}
         entry |= {"book_value_at_end": c.book_value_at_end, "cost_per_gpu_hour": cost_per_gpu_hour(c),
                   "utilization": utilization(c),
-                  "breakeven_utilization": {mid: breakeven(c, price) for mid, price
+                  "breakeven_utilization": {mid: breakeven(c, price, price_index(view, markets[mid])) for mid, price
                                             in rented_prices(view.plan, owner.owned.gpu).items()}}
         out.append(entry)
     return out

@@ -414,9 +414,9 @@ def plan_data(draw) -> dict:
     if draw(st.booleans()):
         sections["commitments"] = [draw(commitment(priced_ids[0], draw(st.sampled_from(sorted(gpus)))))]
     owned_blocks = [m["owned"] for m in markets if "owned" in m]
-    # prices that move (issue 29, item 4), 1 in 3 rented markets: not one a commitment or an owned cluster's
-    # overflow reads at its stated price (refused)
-    flat = {c["market"] for c in sections.get("commitments", [])} | {o["fallback"] for o in owned_blocks}
+    # prices that move (issue 29, item 4), 1 in 3 rented markets (a commitment's among them: its block keeps the
+    # committed price, its fallback rate moves): not one an owned cluster's overflow reads at its stated price
+    flat = {o["fallback"] for o in owned_blocks}
     for m in markets:
         if m["id"] in priced_ids and m["id"] not in flat and draw(st.integers(0, 2)) == 0:
             m["price_change_per_year"] = draw(value(-0.5, 0.3))

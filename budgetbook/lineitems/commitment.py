@@ -10,8 +10,14 @@ items at the committed price; this line adds what the block costs beyond them:
 the idle hours (reserved, unused) at the committed price, plus the overflow
 (hours the block cannot hold in a month) at the fallback rate less the
 committed price. So the items' cost of those hours + this = reserved hours x
-committed price + overflow x fallback rate. A market pays the commitments of
-the markets it buys from (a hybrid, those it uses). Over time, month by month.
+committed price + overflow x fallback rate. Where the market's prices move
+(`price_change_per_year`), the committed price stays flat for the term and the
+fallback rate of month n is the stated one x the market's price index of the
+month. A market pays the commitments of the markets it buys from (a hybrid,
+those it uses). Over time, month by month. Beside the total, commit or rent:
+the block's cost (reserved x committed price + overflow at the month's fallback
+rate) against renting its used hours on demand at the month's fallback rate,
+and the saving from committing (on demand - the block).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, Rows
 from .base import Line, LineItem, Section, rule
+from .compute import price_index
 from .markets import markets_used
 from .phasing import number
 from .scenario import MarketView
@@ -39,6 +46,11 @@ from .units import HOURS_PER_MONTH
 
 TITLE = "Commitment"
 LINE = Line("commitment", "Commitment: idle and overflow", billed="gpu")
+# commit or rent on demand (issue 29, item 4): beside the total, never added to it
+BLOCK = Line("commitment_block", "Commit: the block (reserved + overflow at the fallback)", in_total=False)
+ON_DEMAND = Line("commitment_on_demand", "Rent on demand instead (its used hours at the fallback)", in_total=False)
+SAVING = Line("commitment_saving", "Saving from committing (on demand - the block)", in_total=False)
+COMPARISON = (BLOCK, ON_DEMAND, SAVING)
 
 
 class Commitment(Strict):
@@ -88,7 +100,7 @@ SECTION = Section("commitments", list[Commitment], Field(default_factory=list, m
 
 
 def lines(plan: Any) -> list[Line]:
-    return [LINE] if _commitments(plan) else []
+    return [LINE, *COMPARISON] if _commitments(plan) else []
 
 
 # --- the reference rule -------------------------------------------------------------------
@@ -116,11 +128,30 @@ def block_hours(view: MarketView, c: Any) -> tuple[list[float], list[float]]:
     return reserved, used
 
 
-def _monthly_cost(view: MarketView, c: Any) -> list[float]:
-    price = gpu_price(next(m for m in view.plan.markets if m.id == c.market), c.gpu)
+def _months(view: MarketView, c: Any) -> list[tuple[Any, Any, Any, Any, Any]]:
+    """Per month: reserved and used GPU-hours, the committed price, the fallback rate of the month (the stated
+    one x the market's price index, where its prices move) and that index."""
+    market = next(m for m in view.plan.markets if m.id == c.market)
+    price = gpu_price(market, c.gpu)
     reserved, used = block_hours(view, c)
-    return [_positive(r - u) * price + _positive(u - r) * (c.fallback_price_per_gpu_hour - price)
-            for r, u in zip(reserved, used, strict=True)]
+    index = price_index(view, market) or [1.0] * view.months
+    return [(r, u, price, c.fallback_price_per_gpu_hour * i, i) for r, u, i in zip(reserved, used, index, strict=True)]
+
+
+def _monthly_cost(view: MarketView, c: Any) -> list[float]:
+    return [_positive(r - u) * price + _positive(u - r) * (fallback - price)
+            for r, u, price, fallback, _ in _months(view, c)]
+
+
+def comparison(view: MarketView) -> dict[str, Any]:
+    """Commit or rent, over the commitments the market pays: the blocks' cost (reserved x committed price +
+    overflow at the month's fallback rate), their used hours on demand at that rate, and the saving."""
+    block = on_demand = 0.0
+    for _, c in used_here(view):
+        for r, u, price, fallback, _ in _months(view, c):
+            block = block + r * price + _positive(u - r) * fallback
+            on_demand = on_demand + u * fallback
+    return {BLOCK.id: block, ON_DEMAND.id: on_demand, SAVING.id: on_demand - block}
 
 
 def _positive(x: Any) -> Any:
@@ -138,7 +169,7 @@ def monthly(view: MarketView) -> dict[str, list[float]]:
 def reference(view: MarketView) -> dict[str, float]:
     if not view.plan.commitments:
         return {}
-    return {LINE.id: sum((sum(_monthly_cost(view, c)) for _, c in used_here(view)), 0.0)}
+    return {LINE.id: sum((sum(_monthly_cost(view, c)) for _, c in used_here(view)), 0.0)} | comparison(view)
 
 
 # --- the sheet ----------------------------------------------------------------------------
@@ -160,7 +191,8 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                       "here the idle hours at the committed price, and the overflow at the fallback rate less it "
                       "(the hours month by month are on the Cash flow sheet).")
     money0, money2 = st.money(plan.currency), st.money(plan.currency, 2)
-    parts = []
+    parts: list[int] = []
+    compared: dict[str, list[int]] = {line.id: [] for line in COMPARISON}
     for i, c in enumerate(_commitments(plan)):
         key, name = ("commitments", i), f"com_{i + 1}"
         market = next(m for m in plan.markets if m.id == c.market)
@@ -180,13 +212,31 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                              f"{name}_fallback", price=_where_used(plan, c, fallback_input))
         sheet.row("Reserved cost (reserved x committed price)", plan.currency, money0, "={hours}*{price}",
                   f"{name}_reserved_cost", hours=reserved, price=price)
-        parts.append(sheet.row("Idle cost + overflow premium", plan.currency, money0,
-                               "={idle}*{price}+{over}*({fallback}-{price})", f"{name}_cost", item=LINE.id,
-                               idle=idle, over=over, price=price, fallback=fallback))
+        if market.price_change_per_year is None:
+            parts.append(sheet.row("Idle cost + overflow premium", plan.currency, money0,
+                                   "={idle}*{price}+{over}*({fallback}-{price})", f"{name}_cost", item=LINE.id,
+                                   idle=idle, over=over, price=price, fallback=fallback))
+        else:  # the fallback rate of each month moves with the market's prices: its months are on the Cash flow
+            parts.append(sheet.row("Idle cost + overflow premium (the fallback at the month's price, Cash flow)",
+                                   plan.currency, money0, "={cost}", f"{name}_cost", item=LINE.id,
+                                   cost=_where_used(plan, c, f"cf_com_{i + 1}_cost_{{market}}")))
+        sheet.section("Commit or rent on demand (the fallback at the month's price, Cash flow)")
+        block = sheet.row(BLOCK.label, plan.currency, money0, "={cost}", f"{name}_block",
+                          cost=_where_used(plan, c, f"cf_com_{i + 1}_block_{{market}}"))
+        on_demand = sheet.row(ON_DEMAND.label, plan.currency, money0, "={cost}", f"{name}_on_demand",
+                              cost=_where_used(plan, c, f"cf_com_{i + 1}_on_demand_{{market}}"))
+        saving = sheet.row(SAVING.label, plan.currency, money0, "={on_demand}-{block}", f"{name}_saving",
+                           on_demand=on_demand, block=block)
+        for line, row in zip(COMPARISON, (block, on_demand, saving), strict=True):
+            compared[line.id].append(row)
         sheet.gap()
     sheet.section("All commitments")
     sheet.row(LINE.label, plan.currency, money0, "=SUM({parts})", LINE.id, kind="figure", item=LINE.id,
               parts=Rows(tuple(parts)))
+    sheet.section("Commit or rent, all commitments: beside the total, not added to it")
+    for line in COMPARISON:
+        sheet.row(line.label, plan.currency, money0, "=SUM({parts})", line.id, kind="figure", item=line.id,
+                  parts=Rows(tuple(compared[line.id])))
 
 
 def timing(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
@@ -210,6 +260,7 @@ def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
     if not _commitments(plan):
         return
     cf.section(TITLE)
+    compared: list[tuple[str, str, str, Any, dict[str, Any]]] = []
     for m in plan.markets:
         rows = []
         for i, c in enumerate(_commitments(plan)):
@@ -230,14 +281,26 @@ def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
             over = cf.row(f"{c.gpu} on {c.market}: overflow GPU-hours", "=MAX(k_none,{used}-{reserved})",
                           f"{name}_over_{m.id}", m, both, unit="GPU-hours", fmt=st.HOURS)
             price = inp.price(next(x for x in plan.markets if x.id == c.market), c.gpu)
+            # the fallback rate of the month: the stated one x the market's price index where its prices move
+            cells: dict[str, Any] = {"idle": idle, "over": over, "used": used, "reserved": reserved, "price": price,
+                                     "fallback": inp[key + ("fallback_price_per_gpu_hour",)]}
+            rate = "{fallback}"
+            if c.market in cf.price_rows:
+                cells["index"], rate = cf.price_rows[c.market], "{fallback}*{index}"
             rows.append(cf.row(f"{c.gpu} on {c.market}: idle cost + overflow premium",
-                               "={idle}*{price}+{over}*({fallback}-{price})", f"{name}_cost_{m.id}", m,
-                               {"idle": idle, "over": over, "price": price,
-                                "fallback": inp[key + ("fallback_price_per_gpu_hour",)]}, item=LINE.id))
+                               "={idle}*{price}+{over}*(" + rate + "-{price})", f"{name}_cost_{m.id}", m, cells,
+                               item=LINE.id))
+            compared.append((f"{c.gpu} on {c.market}: commit, the block (reserved + overflow at the fallback)",
+                             "={reserved}*{price}+{over}*" + rate, f"{name}_block_{m.id}", m, cells))
+            compared.append((f"{c.gpu} on {c.market}: rent on demand instead (used at the fallback)",
+                             "={used}*" + rate, f"{name}_on_demand_{m.id}", m, cells))
         cf.line(LINE.id, LINE.label, m, rows)
+    for label, template, name, market, cells in compared:  # after the lines: a line's rows lie above it
+        cf.row(label, template, name, market, cells)
     cf.gap()
 
 
-ITEM = LineItem(id=LINE.id, doc=rule(__doc__), known_lines=(LINE,), lines=lines, reference=reference, build=build,
+ITEM = LineItem(id=LINE.id, doc=rule(__doc__), known_lines=(LINE, *COMPARISON), lines=lines, reference=reference,
+                build=build,
                 sheet_titles=lambda plan, taken: [TITLE] if _commitments(plan) else [], fixed_title=TITLE,
                 name_prefix="com_", section=SECTION, monthly=monthly, cash_flow=cash_flow, timing=timing)

@@ -86,13 +86,24 @@ def price_index(view: MarketView, market: Any) -> list[float] | None:
     return [(1 + change) ** ((n + offset) / MONTHS_PER_YEAR) for n in range(view.months)]
 
 
+def committed(plan: Any, market: Any, gpu: str) -> bool:
+    """Whether a commitment reserves `gpu` on `market`: its hours there pay the committed price, flat for the
+    term (and those the block cannot hold the fallback rate, at the month's price: `commitment`)."""
+    return any(c.market == market.id and c.gpu == gpu for c in getattr(plan, "commitments", None) or [])
+
+
+def paid_index(view: MarketView, market: Any, gpu: str) -> list[float] | None:
+    """The price index of `gpu`'s hours on `market`: the market's, None where they do not move or are committed."""
+    return None if committed(view.plan, market, gpu) else price_index(view, market)
+
+
 def workload_compute(view: MarketView, workload: Any) -> WorkloadCompute:
     pays = paying_market(view.plan, workload, view.market)
     runs = runs_on(workload, view.market)
     ideal, allocated = hours_per_run(workload)
     allocated_hours = allocated * runs
     stated = allocated_hours * gpu_price(pays, workload.gpu)
-    index = price_index(view, pays)
+    index = paid_index(view, pays, workload.gpu)
     cost = stated if index is None else stated * sum(
         share * i for share, i in zip(view.spread(1, run_window(view.plan, workload)), index, strict=True))
     return WorkloadCompute(pays.id, runs, None if ideal is None else ideal * runs, allocated_hours, cost, stated)
@@ -104,7 +115,7 @@ def reference(view: MarketView) -> dict[str, float]:
 
 def _months(view: MarketView, workload: Any) -> list[float]:
     done = workload_compute(view, workload)
-    index = price_index(view, paying_market(view.plan, workload, view.market))
+    index = paid_index(view, paying_market(view.plan, workload, view.market), workload.gpu)
     if index is None:
         return view.spread(done.cost, run_window(view.plan, workload))
     return [m * i for m, i in zip(view.spread(done.stated_cost, run_window(view.plan, workload)), index, strict=True)]
@@ -233,8 +244,14 @@ def _physics_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name: str, 
 
 def _index_name(plan: Plan, w: Any, market: Any) -> str:
     """The run's average price index on the Cash flow (`cf_pidx_<workload>_<market>`), or the named one."""
-    moves = paying_market(plan, w, market).price_change_per_year is not None
+    pays = paying_market(plan, w, market)
+    moves = pays.price_change_per_year is not None and not committed(plan, pays, w.gpu)
     return f"cf_pidx_{w.id}_{market.id}" if moves else "k_one"
+
+
+def _moves(plan: Plan, w: Any, market: Any, index: dict[str, int]) -> bool:
+    pays = paying_market(plan, w, market)
+    return pays.id in index and not committed(plan, pays, w.gpu)
 
 
 def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
@@ -249,18 +266,18 @@ def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
                           {"change": inp.market(plan, m, "price_change_per_year"), "begin": BEGIN_ROW,
                            "offset": offset}, total=False, unit="x stated", fmt=st.SHARE)
              for m in plan.markets if m.price_change_per_year is not None}
+    cf.price_rows.update(index)  # a commitment's fallback reads them (`commitment.cash_flow`)
     cf.gap()
     cf.section(TITLE)
     for m in plan.markets:
-        moves = [(w, index[paying_market(plan, w, m).id]) for w in plan.workloads
-                 if paying_market(plan, w, m).id in index]
+        moves = [(w, index[paying_market(plan, w, m).id]) for w in plan.workloads if _moves(plan, w, m, index)]
         for w, pi in moves:  # the Total column is the run's average price index, which Compute reads
             cf.row(f"{w.label or w.id}: price index x share of the run", "={flag}*{index}", f"cf_pidx_{w.id}_{m.id}",
                    m, {"flag": cf.flags[f"run_{w.id}"], "index": pi}, unit="x stated", fmt=st.SHARE)
         rows = []  # a line's rows are contiguous, just above it
         for w in plan.workloads:
             flag, pays = cf.flags[f"run_{w.id}"], paying_market(plan, w, m)
-            if pays.id in index:
+            if _moves(plan, w, m, index):
                 rows.append(cf.row(f"{w.label or w.id}: compute", "={stated}*{flag}*{index}",
                                    f"cf_cmp_{w.id}_{m.id}", m, {"stated": f"cmp_{w.id}_stated_{m.id}", "flag": flag,
                                                                 "index": index[pays.id]}, item=LINE.id, total=False))

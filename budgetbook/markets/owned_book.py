@@ -116,6 +116,10 @@ def _cluster_rows(cf: CashFlow, plan: Any, inp: Inputs, m: Any, i: int, owner: A
                     {"service": service}, **hours)
     deliverable = row("deliverable GPU-hours (x availability)", "={installed}*{availability}", "deliverable",
                       {"installed": installed}, **hours)
+    for r in rented_against(plan, owner):  # the break-even against a market whose prices move reads these
+        if r.id in cf.price_rows:
+            row(f"deliverable GPU-hours x {label_of(r)}'s price index", "={deliverable}*{index}",
+                f"deliverable_pi_{r.id}", {"deliverable": deliverable, "index": cf.price_rows[r.id]}, **hours)
     refs, terms = _used_terms(cf, m, owner)
     used = row("GPU-hours its workloads buy", "=" + ("+".join(terms) or "k_none"), "used", refs, **hours)
     held = row("busy GPU-hours (held)", "=MIN({used},{deliverable})", "held",
@@ -197,10 +201,20 @@ def _breakeven(sheet: CalcSheet, plan: Any, inp: Inputs, key: tuple, name: str, 
                       idle=where(at["idle_share"]), hour=hour)
     for r in rented:
         price = inp.price(r, gpu)
+        if r.price_change_per_year is None:
+            sheet.row(f"Owning beats {label_of(r)} above (share of deliverable hours busy; 0: never)", "share",
+                      st.SHARE, "=IF(({price}-{extra})*{deliverable}>k_none,{fixed}/(({price}-{extra})*{deliverable}),"
+                      "k_none)", f"{name}_breakeven_{r.id}", price=where(price), extra=extra, fixed=fixed,
+                      deliverable=rows["deliverable"])
+            continue
+        # its prices move: each month's deliverable hours at that month's price (the Cash flow's months)
+        moved = sheet.row(f"Deliverable GPU-hours x {label_of(r)}'s price index of the month (Cash flow)",
+                          "GPU-hours", st.HOURS, "={hours}", f"{name}_deliverable_pi_{r.id}",
+                          hours=where(f"cf_own_{owner.id}_deliverable_pi_{r.id}_{{market}}"))
         sheet.row(f"Owning beats {label_of(r)} above (share of deliverable hours busy; 0: never)", "share",
-                  st.SHARE, "=IF(({price}-{extra})*{deliverable}>k_none,{fixed}/(({price}-{extra})*{deliverable}),"
-                  "k_none)", f"{name}_breakeven_{r.id}", price=where(price), extra=extra, fixed=fixed,
-                  deliverable=rows["deliverable"])
+                  st.SHARE, "=IF({price}*{moved}-{extra}*{deliverable}>k_none,{fixed}/({price}*{moved}-{extra}*"
+                  "{deliverable}),k_none)", f"{name}_breakeven_{r.id}", price=where(price), extra=extra, fixed=fixed,
+                  moved=moved, deliverable=rows["deliverable"])
 
 
 def rented_against(plan: Any, owner: Any) -> list[Any]:

@@ -20,7 +20,8 @@ the clusters of the markets it buys from. The book value when the plan lets
 it go (residual + the rest x the share of its life left) is shown beside the
 total, never added to it. Break-even utilization against a rented market: the
 cluster's costs that do not follow the load, over the deliverable hours x (the
-rented price less the busy hour's extra energy).
+rented price less the busy hour's extra energy); where the rented market's
+prices move, each month's deliverable hours at that month's price.
 """
 
 from __future__ import annotations
@@ -163,8 +164,11 @@ def utilization(c: Cluster) -> float | None:
     return None if deliverable <= 0 else sum(c.held) / deliverable
 
 
-def breakeven(c: Cluster, rented_price: float) -> float | None:
-    """The share of the deliverable hours at which the cluster costs what renting them at `rented_price` does;
-    None where no load makes owning cheaper (the rented hour costs no more than a busy hour's extra energy)."""
-    margin, deliverable = rented_price - c.busy_extra, sum(c.deliverable)
-    return None if margin <= 0 or deliverable <= 0 else c.fixed / (deliverable * margin)
+def breakeven(c: Cluster, rented_price: float, index: list[float] | None = None) -> float | None:
+    """The share of the deliverable hours at which the cluster costs what renting them at `rented_price` does
+    (x the rented market's price index of each month where its prices move: `index`); None where no load makes
+    owning cheaper (the rented hours cost no more than a busy hour's extra energy)."""
+    deliverable = sum(c.deliverable)
+    rented = deliverable if index is None else sum(d * i for d, i in zip(c.deliverable, index, strict=True))
+    margin = rented_price * rented - c.busy_extra * deliverable
+    return None if margin <= 0 or deliverable <= 0 else c.fixed / margin

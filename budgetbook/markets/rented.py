@@ -34,12 +34,9 @@ def validate(plan: Any, m: int, market: Any, checked: Checked) -> None:
 
 
 def _moving_price_is_read_flat(plan: Any, m: int, market: Any) -> None:
-    """Refuse a moving price where a line reads the market's price as stated: a commitment's block (its price is
-    the committed one for the term) and an owned cluster's overflow to its fallback."""
+    """Refuse a moving price where a line reads the market's price as stated: an owned cluster's overflow to its
+    fallback. (A commitment's block keeps its committed price for the term; its fallback rate moves.)"""
     at = f"`markets[{m}].price_change_per_year`"
-    if any(c.market == market.id for c in getattr(plan, "commitments", None) or []):
-        raise ValueError(f"{at}: a commitment is reserved on `{market.id}` at its price for the whole term, which "
-                         "a moving price would contradict: give the change on the on-demand markets, or remove it")
     owners = [o.id for o in plan.markets if getattr(o, "owned", None) is not None and o.owned.fallback == market.id]
     if owners:
         raise ValueError(f"{at}: `{market.id}` is the fallback of owned market `{owners[0]}`, whose overflow is "

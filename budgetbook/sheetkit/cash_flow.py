@@ -51,6 +51,7 @@ class CashFlow:
         self.sheet = sheet = book.sheet(TITLE, "output")
         self.flags: dict[str, Flag] = {}
         self.line_rows: dict[tuple[str, str], int] = {}
+        self.price_rows: dict[str, int] = {}  # market id -> its price index row, where its prices move
         sheet.put(1, 1, f"Cash flow: {plan.name}", "title")
         sheet.put(2, 1, "When the development cost is paid: every line item per market, month by month, "
                         "spread evenly over each workload's and role's months (see About). Serving and the "

@@ -62,10 +62,7 @@ def test_libreoffice_agrees(tmp_path):
 @pytest.mark.parametrize(("change", "message"), [
     ({"markets": [PLAN["markets"][0], PLAN["markets"][1], dict(PLAN["markets"][2], price_change_per_year=-0.1)]},
      "a hybrid market pays the prices of the markets it assigns"),
-    ({"commitments": [{"market": "cloud", "gpu": "H100_SXM", "gpus": 8, "term_months": 3,
-                       "fallback_price_per_gpu_hour": 4}]},
-     "`markets[0].price_change_per_year`: a commitment is reserved on `cloud`"),
-])
+])  # a commitment's market may move: its block keeps the committed price (tests/lineitems/test_commit_or_rent.py)
 def test_a_price_read_as_stated_may_not_move(tmp_path, capsys, change, message):
     path = tmp_path / "plan.yaml"
     path.write_text(yaml.safe_dump(PLAN | change))
