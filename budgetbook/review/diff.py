@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..errors import UsageError
+from ..plan.inputs import InputCell
 from ..plan.model import Plan
 from ..plan.numbers import Num
 from ..progress import stage
@@ -198,12 +199,18 @@ def _inputs(old: Side, new: Side) -> list[InputChange]:
     for key, (cell, note) in after.items():
         if key not in before:
             changes.append(InputChange(key, "added", cell.label, None, cell.num, note))
-        elif not _same(before[key][0].num, cell.num):
+        elif not _same(before[key][0].num, cell.num) and not _defaulted(before[key][0], cell):
             changes.append(InputChange(key, "changed", cell.label, before[key][0].num, cell.num,
                                        note or before[key][1]))
     changes += [InputChange(key, "removed", cell.label, cell.num, None, note)
                 for key, (cell, note) in before.items() if key not in after]
     return changes
+
+
+def _defaulted(old: InputCell, new: InputCell) -> bool:
+    """Neither plan writes the input: its default followed another input (a feature's months, serving's),
+    whose own change is listed; the figures show the effect."""
+    return old.note.startswith("default:") and new.note.startswith("default:")
 
 
 def _settings(model: Any, plan: Plan, path: tuple, out: dict[str, Any]) -> None:
