@@ -1,16 +1,13 @@
 """Formula shapes computed with numpy over columns of numbers, where that gives exactly what `formulas` gives.
 
-`formulas` is a full Excel engine, and it costs: its function table imports
-scipy (~0.6 s a process), each shape compiles in ~10 ms, and each call goes
-through numpy.vectorize. A budgetbook workbook needs a sliver of it: the four
-arithmetic operators, comparisons, `%`, unary minus, and SUM, AND, OR,
-ISNUMBER, ABS, IF, MAX, MIN and CHOOSE, over numbers and the booleans checks produce; SUMIF and SUMIFS
-by an id or a number (the Adjustments table's sums, by market and month); and, for the live
-market labels (`sheetkit/price_text.py`), text: a reference to text, text literals and whole numbers
-joined with `&`, IF choosing text, ROUND to whole digits, INT and MOD. This module
-evaluates exactly that sliver on plain numbers, a whole column of cells of one
-shape per call, and refuses everything else, cell by cell, so `fasteval` hands
-those cells to `formulas`:
+`formulas` is a full Excel engine, and it costs: its function table imports scipy (~0.6 s a process), each shape
+compiles in ~10 ms, and each call goes through numpy.vectorize. A budgetbook workbook needs a sliver of it: the four
+arithmetic operators, comparisons, `%`, unary minus, and SUM, AND, OR, ISNUMBER, ABS, IF, MAX, MIN and CHOOSE, over
+numbers and the booleans checks produce; SUMIF and SUMIFS by an id or a number (the Adjustments table's sums, by
+market and month); and, for the live market labels (`sheetkit/price_text.py`), text: a reference to text, text
+literals and whole numbers joined with `&`, IF choosing text, ROUND to whole digits, INT and MOD. This module
+evaluates exactly that sliver on plain numbers, a whole column of cells of one shape per call, and refuses
+everything else, cell by cell, so `fasteval` hands those cells to `formulas`:
 
 - an operand that is not a number (text, a blank, an error, a boolean where a
   number is expected), or a boolean compared with anything;
@@ -26,17 +23,15 @@ those cells to `formulas`:
   ranges of other sizes, an error or "" in them, text or a boolean under a number's criterion, or a
   matched cell that is not a number or blank.
 
-What is computed is computed as `formulas` computes it: arithmetic on the
-operands converted with float() (IEEE doubles, so the same bits), comparisons
-of numbers as Python compares them, AND/OR as numpy's logical reduce, SUM as
-numpy.sum over the float values in order, SUMIF and SUMIFS as numpy.sum over the matched numbers in
-order (an id matches a text ignoring case, a number a number), MAX and MIN as Python's max and min
-over the values themselves (a blank cell, referred to alone or in a range, skipped), IF and CHOOSE
-choosing the branch value itself (an integer literal stays an integer), a plain reference passing its value on
-unchanged, `&` as Python's `+` of two strings (a whole number as its digits, formulas' `_str`), ROUND
-as formulas' `xround` (half up, in Decimal), INT as `math.floor` (an int), MOD as `numpy.mod` of the
-floats. tests/xlsx/test_numeric.py holds this against `formulas` on random
-formulas and values, and tests/xlsx/test_fasteval.py on every workbook we make.
+What is computed is computed as `formulas` computes it: arithmetic on the operands converted with float() (IEEE
+doubles, so the same bits), comparisons of numbers as Python compares them, AND/OR as numpy's logical reduce, SUM as
+numpy.sum over the float values in order, SUMIF and SUMIFS as numpy.sum over the matched numbers in order (an id
+matches a text ignoring case, a number a number), MAX and MIN as Python's max and min over the values themselves (a
+blank cell, referred to alone or in a range, skipped), IF and CHOOSE choosing the branch value itself (an integer
+literal stays an integer), a plain reference passing its value on unchanged, `&` as Python's `+` of two strings (a
+whole number as its digits, formulas' `_str`), ROUND as formulas' `xround` (half up, in Decimal), INT as
+`math.floor` (an int), MOD as `numpy.mod` of the floats. tests/xlsx/test_numeric.py holds this against `formulas` on
+random formulas and values, and tests/xlsx/test_fasteval.py on every workbook we make.
 """
 
 from __future__ import annotations
@@ -446,7 +441,6 @@ class _Run:
         values = np.where(chosen, yes[0], no[0])
         kinds = np.where(chosen, yes[1], no[1]).astype(np.int8)
         return values, kinds
-
 
 
 def round_half_up(x: float, digits: int) -> float:
