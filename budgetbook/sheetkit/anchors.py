@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection
-from dataclasses import replace
 
 from ..xlsx.cell_grid import col_letters
 from .grid import Blueprint, CellSpec, quoted
@@ -70,10 +69,18 @@ def anchor(book: Blueprint, sheets: Collection[str], keeping: Callable[[], Colle
             rows.setdefault((title, row), spec.name)
             cols.setdefault((title, col), spec.name)
             continue
-        book.specs[spec.name] = replace(spec, row_anchor=by_row, col_anchor=by_col)
+        book.specs[spec.name] = _with(spec, row_anchor=by_row, col_anchor=by_col)
         unnamed[spec.name] = f"${col_letters(col)}${row}"
     if unnamed:
         _rewrite_formulas(book, unnamed)
+
+
+def _with(spec: CellSpec, **changes: str) -> CellSpec:
+    """`dataclasses.replace(spec, **changes)` without its per-call field walk and checks (~10x faster; the layout of
+    the largest plan replaces ~400,000 specs)."""
+    changed = object.__new__(CellSpec)  # frozen: its fields set as `dataclasses.replace` would, all at once
+    changed.__dict__.update(spec.__dict__, **changes)
+    return changed
 
 
 def _rewrite_formulas(book: Blueprint, unnamed: dict[str, str]) -> None:
@@ -100,7 +107,7 @@ def _rewrite_formulas(book: Blueprint, unnamed: dict[str, str]) -> None:
                     cell.value = written
                     if cell.name is not None:
                         spec = book.specs[cell.name]
-                        book.specs[cell.name] = replace(spec, formula=written)
+                        book.specs[cell.name] = _with(spec, formula=written)
 
 
 def anchored_at(spec: CellSpec, locate: Callable[[str], tuple[str, str] | None]) -> tuple[str, str] | None:

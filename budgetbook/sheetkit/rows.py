@@ -218,6 +218,8 @@ def _one_shape(column_texts: list[str], row: int, cols: list[int]) -> bool:
 
 
 def _top_level_comma(text: str) -> bool:
+    if "," not in text:  # the tokenizer makes an argument separator of a comma only (a CHOOSE of 20 markets
+        return False     # asks ~160,000 times; none of the portfolio's texts holds one)
     depth = 0
     for token in Tokenizer(f"=F({text})").items[1:-1]:
         if token.type in (Token.FUNC, Token.PAREN):
