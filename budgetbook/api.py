@@ -209,12 +209,11 @@ def generate(spec: str | Path | None = None, out: PathLike | None = None, *,
 
     Every sheet is protected with its inputs unlocked; `password` (`--protect`) sets a password.
 
-    An existing workbook is replaced only when it is untouched since it was
-    generated, or with `force`; the plan itself never, even with `force`
-    (checked before the existing file is read).
+    An existing workbook is replaced only when it is untouched since it was generated, or with `force`;
+    the plan itself never, even with `force` (checked before the existing file is read).
     """
     from .errors import PlanError
-    from .planfile.loader import plan_from_text, resolve
+    from .planfile.loader import plan_and_book, resolve
     from .reference import compute_breakdown
     from .review.guard import ensure_replaceable
     from .workbook.protect import check_password
@@ -222,14 +221,15 @@ def generate(spec: str | Path | None = None, out: PathLike | None = None, *,
 
     check_password(password)
     source, text = resolve(spec)
-    plan = plan_from_text(text, source, strict=strict)
+    plan, book = plan_and_book(text, source, strict=strict)  # laid out once: refused and written
     out = Path(out) if out is not None else Path(f"{plan.name}.xlsx")
     inputs = _plan_files(spec)
     check_destination(out, protect=inputs)
     if not force:
         ensure_replaceable(out)
     try:
-        return write_workbook_saying(plan, text, out, protect=inputs, password=password), compute_breakdown(plan)
+        return (write_workbook_saying(plan, text, out, protect=inputs, password=password, blueprint=book),
+                compute_breakdown(plan))
     except PlanError as exc:  # ids that make one defined name: the plan file is at fault, not its `name:`
         raise exc.with_source(source) from None
 

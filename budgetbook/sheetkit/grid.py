@@ -132,6 +132,8 @@ class Blueprint:
         self.specs: dict[str, CellSpec] = {}
         self._folded: dict[str, str] = {}
         self.where: dict[str, tuple[Sheet, int, int]] = {}
+        self.dated: Any = None    # the date About gives, and the version (`workbook.build.build_book`)
+        self.version = ""
 
     def sheet(self, title: str, role: str) -> Sheet:
         sheet = Sheet(title, role)

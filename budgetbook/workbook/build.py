@@ -45,8 +45,9 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
     `actuals` (imported bills) add the Actuals and Variance sheets last.
     """
     book = Blueprint(plan.name)
+    book.dated, book.version = today or dt.date.today(), version
     inp = Inputs(plan)
-    build_about(book, plan, today or dt.date.today(), version)
+    build_about(book, plan, book.dated, version)
     notes = input_comments(plan_text, [cell.path for cell in inp.cells]) if plan_text else {}
     build_inputs(book, plan, inp.cells, notes)
     for item in LINE_ITEMS:
@@ -94,13 +95,19 @@ def workbook_layout(plan: Plan) -> tuple[CellSpec, ...]:
 
 
 def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None, *, version: str = __version__,
-                   stamp: bool = True, actuals: Actuals | None = None, password: str | None = None) -> Workbook:
+                   stamp: bool = True, actuals: Actuals | None = None, password: str | None = None,
+                   blueprint: Blueprint | None = None) -> Workbook:
     """The openpyxl workbook; `stamp=False` leaves out the stamp (to rebuild a workbook made before stamps).
 
-    Every sheet is protected, inputs unlocked; `password` sets one (see `protect`).
+    Every sheet is protected, inputs unlocked; `password` sets one (see `protect`). `blueprint`: the
+    plan already built (`build_book` of this plan, text and version, without actuals), dated as it is.
     """
-    today = today or dt.date.today()
-    wb = to_openpyxl(build_book(plan, today, version, plan_text, actuals))
+    if blueprint is None:
+        blueprint = build_book(plan, today or dt.date.today(), version, plan_text, actuals)
+    elif actuals is not None or blueprint.version != version or today not in (None, blueprint.dated):
+        raise ValueError("a blueprint built otherwise than asked")
+    today = blueprint.dated
+    wb = to_openpyxl(blueprint)
     embed_plan(wb, plan_text)
     if actuals is not None:
         embed_actuals(wb, actuals)

@@ -11,6 +11,7 @@ from typing import Any
 from ..atomic import PathLike, atomic_write
 from ..plan.model import Plan
 from ..progress import stage
+from ..sheetkit.grid import Blueprint
 from .build import build_workbook
 from .cached import saved_with_values
 
@@ -34,10 +35,12 @@ def write_workbook(plan: Plan, plan_text: str, out: PathLike, today: dt.date | N
 
 
 def write_workbook_saying(plan: Plan, plan_text: str, out: PathLike, today: dt.date | None = None, *,
-                          protect: Iterable[PathLike] = (), password: str | None = None) -> Written:
-    """`write_workbook`, saying what it wrote (`Written`)."""
+                          protect: Iterable[PathLike] = (), password: str | None = None,
+                          blueprint: Blueprint | None = None) -> Written:
+    """`write_workbook`, saying what it wrote (`Written`); `blueprint`: the plan already built (`build_book`)."""
     stage("building the workbook")
-    return save_workbook_saying(build_workbook(plan, plan_text, today, password=password), out, protect=protect)
+    return save_workbook_saying(build_workbook(plan, plan_text, today, password=password, blueprint=blueprint), out,
+                                protect=protect)
 
 
 def save_workbook(wb: Any, out: PathLike, *, protect: Iterable[PathLike] = ()) -> Path:
