@@ -8,6 +8,7 @@ openpyxl workbook; `check` compares an edited workbook against the specs.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -118,6 +119,7 @@ def a1(row: int, col: int) -> str:
     return f"{col_letters(col)}{row}"
 
 
+@functools.lru_cache(maxsize=1024)  # a book has a few titles, quoted ~360,000 times on the largest plan
 def quoted(title: str) -> str:
     """A sheet title as formulas spell it, always quoted (as openpyxl's quote_sheetname, without importing it)."""
     return "'" + title.replace("'", "''") + "'"
