@@ -24,9 +24,10 @@ HERE = Path(__file__).resolve().parent
 LOAD = "import sys; from budgetbook.planfile.loader import load_plan; load_plan(sys.argv[1])"
 
 
-def timed(args: list[str]) -> tuple[float, float, float]:
-    """(CPU s, wall s, peak MiB) of one fresh process."""
-    done = subprocess.run(["/usr/bin/time", "-v", *args], capture_output=True, text=True, env=os.environ)
+def timed(args: list[str], where: Path) -> tuple[float, float, float]:
+    """(CPU s, wall s, peak MiB) of one fresh process, run in `where` (`python -m` puts the working
+    folder before PYTHONPATH: run from a checkout, it would time that checkout whatever PYTHONPATH says)."""
+    done = subprocess.run(["/usr/bin/time", "-v", *args], capture_output=True, text=True, env=os.environ, cwd=where)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed:\n{done.stderr[-2000:]}")
 
@@ -58,7 +59,7 @@ def main() -> None:
         print(f"{args.workloads} workloads x {args.markets + 1} markets")
         print(f"{'step':<10} {'CPU s':>7} {'wall s':>7} {'peak MiB':>9}")
         for step, command in steps.items():
-            cpu, wall, peak = timed(command)
+            cpu, wall, peak = timed(command, Path(tmp))
             print(f"{step:<10} {cpu:>7.1f} {wall:>7.1f} {peak:>9.0f}", flush=True)
 
 
