@@ -69,7 +69,7 @@ class LinkedText:
     text: str
 
 
-@dataclass
+@dataclass(slots=True)  # ~400,000 of them in the largest plan's blueprint: no dict each
 class Cell:
     value: Any
     style: str = "text"          # one of style.STYLE_NAMES
