@@ -102,7 +102,7 @@ def plan_and_book(text: str, source: str = "<plan>", *, strict: bool = False) ->
 
     Laid out once: the blueprint that refuses what cannot be written (`refuse_unwritable`) is the one
     written. The memo's layout (`workbook_layout`, dated 2000-01-01, without the comments) was a second
-    one, held while the plan lived: on the largest plan ~4 s and ~400 MB of `generate`.
+    one: on the largest plan about a quarter of `generate`'s CPU seconds (docs/scale.md).
     """
     books: list[Blueprint] = []
 
