@@ -56,3 +56,22 @@ def assert_cash_flow_matches_reference(plan, values: dict) -> None:
     for market in monthly.markets:
         for n, expected in enumerate(monthly.cumulative(market), 1):
             assert math.isclose(values[f"cf_cum_{market}_m{n}"], expected, rel_tol=1e-9, abs_tol=1e-6)
+
+
+# the reliability worked example (tests/lineitems/test_reliability.py, test_gap.py): 1,000 ideal GPU-hours x 1.5;
+# cloud at 3 with interruptions, support and days; dec at 2 with verification; bare at 2 with nothing else
+CLOUD = {"interruptions_per_day": 2.4, "checkpoint_interval_hours": 2, "restart_hours": 0.5,
+         "sla_credit_share": 0.01, "support_share": 0.05, "setup_days": 2, "debugging_days_per_month": 1,
+         "months": 3}
+DEC = {"redundant_share": {"low": 0.05, "base": 0.1, "high": 0.2}, "rejected_share": 0.02, "vetting_days": 3}
+
+
+def reliability_plan(name: str) -> dict:
+    """The worked example's plan: three markets and a hybrid, one workload, a day at 1,000."""
+    return {"name": name, "markets": [
+        {"id": "cloud", "gpu_prices": {"H100_SXM": 3}, "reliability": CLOUD},
+        {"id": "dec", "gpu_prices": {"H100_SXM": 2}, "reliability": DEC},
+        {"id": "bare", "gpu_prices": {"H100_SXM": 2}},
+        {"id": "mix", "hybrid": {"assign": {"w": "dec"}}}],
+        "workloads": [{"id": "w", "gpu": "H100_SXM", "ideal_gpu_hours": 1000, "utilization": 1.5}],
+        "people": {"engineering_day_cost": 1000}}

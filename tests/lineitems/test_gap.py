@@ -7,7 +7,7 @@ import yaml
 from cli_run import run
 from hypothesis import given, settings
 from libreoffice import error_cells, needs_libreoffice, recalculated_values
-from lineitem_case import assert_figures
+from lineitem_case import assert_figures, reliability_plan
 from strategies import plans
 
 from budgetbook.lineitems.gap import CATEGORIES
@@ -17,17 +17,7 @@ from budgetbook.workbook.write import write_workbook
 
 # 1,500 allocated GPU-hours (1,000 ideal x 1.5): cloud at 3 with interruptions, support and days; dec at 2 with
 # verification; bare at 2 with nothing else (the cheapest, 3,000); a day costs 1,000
-CLOUD = {"interruptions_per_day": 2.4, "checkpoint_interval_hours": 2, "restart_hours": 0.5,
-         "sla_credit_share": 0.01, "support_share": 0.05, "setup_days": 2, "debugging_days_per_month": 1,
-         "months": 3}
-DEC = {"redundant_share": {"low": 0.05, "base": 0.1, "high": 0.2}, "rejected_share": 0.02, "vetting_days": 3}
-PLAN = {"name": "gap", "markets": [
-    {"id": "cloud", "gpu_prices": {"H100_SXM": 3}, "reliability": CLOUD},
-    {"id": "dec", "gpu_prices": {"H100_SXM": 2}, "reliability": DEC},
-    {"id": "bare", "gpu_prices": {"H100_SXM": 2}},
-    {"id": "mix", "hybrid": {"assign": {"w": "dec"}}}],
-    "workloads": [{"id": "w", "gpu": "H100_SXM", "ideal_gpu_hours": 1000, "utilization": 1.5}],
-    "people": {"engineering_day_cost": 1000}}
+PLAN = reliability_plan("gap")
 LOST = 2.4 / 24 * (2 * 0.5 + 0.5)  # 0.15 of cloud's paid hours redone: goodput 0.85
 EXPECTED = {
     "gap_gpu_price_cloud": 1500 * (3 - 2),                      # bare's hours x the price difference
