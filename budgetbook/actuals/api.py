@@ -12,6 +12,7 @@ from ..errors import UsageError, WorkbookError
 from ..ledger.model import Actuals, Batch
 from ..ledger.sheets import plan_months
 from ..ledger.variance import VarianceReport, compute_variance
+from ..output.words import plural
 from ..planfile.loader import plan_from_text
 from ..progress import stage
 from ..review.readback import open_book
@@ -54,7 +55,7 @@ class ImportResult:
         lines = list(self.notes)
         for b, was in zip(self.imported, self._replaced(), strict=True):
             unmapped = sum((c.amount for c in b.charges if c.item == "unmapped"), Decimal(0))
-            lines.append(f"{b.source}: {b.key}: {b.rows:,} rows, {b.cost_column} {b.total:,.2f} = mapped "
+            lines.append(f"{b.source}: {b.key}: {plural(b.rows, 'row')}, {b.cost_column} {b.total:,.2f} = mapped "
                          f"{b.total - unmapped:,.2f} + unmapped {unmapped:,.2f}"
                          + (" (" + ", ".join(f"{k or '(none)'} {v:,.2f}" for k, v in b.categories) + ")"
                             if b.categories else "")
@@ -63,7 +64,8 @@ class ImportResult:
         added = sum((b.total for b, was in pairs if was is None), Decimal(0))
         swapped = [(b, was) for b, was in pairs if was is not None]
         if pairs:
-            lines.append(f"{len(pairs) - len(swapped):,} batches added ({added:,.2f}), {len(swapped):,} replaced "
+            lines.append(f"{plural(len(pairs) - len(swapped), 'batch')} added ({added:,.2f}), "
+                         f"{len(swapped):,} replaced "
                          f"({sum((b.total for b, _ in swapped), Decimal(0)):,.2f} where they held "
                          f"{sum((was.total for _, was in swapped), Decimal(0)):,.2f}); the book now holds "
                          f"{sum((b.total for b in self.actuals.batches), Decimal(0)):,.2f}")
@@ -99,8 +101,10 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
     if clash and not replace:
         new, was = clash[0]
         names = new.source.split(" + ")  # a batch names its files (joined parts: each), the error their paths
-        raise BillError(f"holds invoice {clip(new.key, 80)} ({new.rows:,} rows, {new.total:,.2f}), which {book} "
-                        f"holds from {was.source} with other rows ({was.rows:,} rows, {was.total:,.2f}): give an "
+        raise BillError(f"holds invoice {clip(new.key, 80)} ({plural(new.rows, 'row')}, {new.total:,.2f}), "
+                        f"which {book} "
+                        f"holds from {was.source} with other rows ({plural(was.rows, 'row')}, {was.total:,.2f}): "
+                        "give an "
                         "export's parts in one command; to replace the invoice held with these rows (a re-export, "
                         "or all its parts given together), add --replace",
                         source=" + ".join(str(p) for p in dict.fromkeys(Path(b) for b in bills) if p.name in names))

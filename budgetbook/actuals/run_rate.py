@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from ..errors import WorkbookError
 from ..ledger.model import Actuals
 from ..ledger.variance import compute_variance, planned_hours
+from ..output.words import plural
 from ..plan.inputs import InputCell, input_cells
 from ..plan.model import Plan
 from ..plan.numbers import Num
@@ -61,7 +62,8 @@ class RunRate:
         billed, planned = self.hours
         hours = (f"{billed:,.0f} GPU-hours billed against {planned:,.0f} planned to date (x{self.ratio:.4f})"
                  if self.ratio is not None else "no GPU-hours to compare")
-        return f"from the actuals: {prices or 'no price paid'}; {hours}; {len(self.changed)} inputs re-estimated"
+        return (f"from the actuals: {prices or 'no price paid'}; {hours}; "
+                f"{plural(len(self.changed), 'input')} re-estimated")
 
 
 def from_actuals(plan: Plan, text: str, actuals: Actuals, source: str) -> tuple[Plan, str, RunRate]:

@@ -39,6 +39,7 @@ from decimal import Decimal
 from ..lineitems.base import GPU_SPEND
 from ..lineitems.phasing import month_count
 from ..lineitems.registry import TOTAL, development_lines
+from ..output.words import plural
 from ..plan.model import Plan
 from ..plan.timing import month_labels
 from ..sheetkit import style as st
@@ -130,7 +131,8 @@ def build_actuals_sheets(book: Blueprint, plan: Plan, actuals: Actuals) -> None:
     about = book.get("About")
     row = max(r for r, _ in about.cells) + 1
     about.put(row, 1, "Bills", "section", text=True)
-    about.put(row, 2, f"Actuals: the imported bills, as values ({len(actuals.batches)} invoices); Variance: the "
+    about.put(row, 2, f"Actuals: the imported bills, as values ({plural(len(actuals.batches), 'invoice')}); "
+              "Variance: the "
               "plan against them, live. `budgetbook variance this.xlsx` prints it; `budgetbook actuals this.xlsx "
               "BILLS... -o OUT.xlsx` adds a month (the same invoice again replaces it).", "text", text=True)
     _actuals_sheet(book, plan, actuals, months)
@@ -215,7 +217,7 @@ def _actuals_sheet(book: Blueprint, plan: Plan, actuals: Actuals, months: list[s
     row += 1
     for what, amount, count in actuals.unmapped():
         sheet.put(row, 1, what, "note", text=True)  # bill text: written as text, never as a formula
-        sheet.put(row, 2, f"{count:,} rows", "unit", text=True)
+        sheet.put(row, 2, plural(count, 'row'), "unit", text=True)
         sheet.put(row, TOTAL_COL, _money(amount), "text", money)
         row += 1
     row += 1

@@ -30,6 +30,7 @@ from .emit import stdout, warning, wrote
 from .envelope import write_report
 from .plaintext import csv_text, visible
 from .show import money
+from .words import plural
 
 COLUMNS = ("plan", "plan_to_date", "actual", "variance", "variance_pct", "forecast", "at_completion")
 
@@ -128,4 +129,4 @@ def _table(report: VarianceReport, threshold: float, out: TextIO) -> None:
         total = sum(a for _, a, _ in report.unmapped)
         console.print(Text(f"unmapped charges, in no line item ({cash(total)}):"))
         for what, amount, rows in report.unmapped:
-            console.print(Text(f"  {visible(what)}: {cash(amount)} ({rows:,} rows)"))
+            console.print(Text(f"  {visible(what)}: {cash(amount)} ({plural(rows, 'row')})"))

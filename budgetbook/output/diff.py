@@ -21,6 +21,7 @@ from .emit import stdout, text, warning
 from .envelope import write_report
 from .plaintext import visible
 from .show import money
+from .words import plural
 
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_.\[\]-]+")
 COLLAPSE_AT = 10  # Markdown lists longer than this go in a collapsed <details> block
@@ -187,7 +188,7 @@ def render_markdown(result: BudgetDiff, out: TextIO) -> None:
         rows = [[md(result.label(f.market)), f"**{md(f.label)}**" if f.item == "total" else md(f.label),
                  _money_or_dash(f.old, was), _money_or_dash(f.new, cur), signed_money(f.delta, cur), pct_text(f)]
                 for f in result.figures]
-        lines += _section("Figures changed", f"{len(rows)} figures", _table(
+        lines += _section("Figures changed", plural(len(rows), 'figure'), _table(
             ["Market", "Line item", "Old", "New", "Delta", "%"], ["l", "l", "r", "r", "r", "r"], rows), len(rows))
     if result.inputs:
         rows = [[c.change, code(c.key), md(num_text(c.old)), md(num_text(c.new)), md(c.note)] for c in result.inputs]
@@ -195,11 +196,11 @@ def render_markdown(result: BudgetDiff, out: TextIO) -> None:
             ["Change", "Key", "Old", "New", "Source"], ["l"] * 5, rows), len(rows))
     if result.structure:
         rows = [[s.change, s.kind, code(s.key), md(_setting(s.old)), md(_setting(s.new))] for s in result.structure]
-        lines += _section("Structure", f"{len(rows)} changes", _table(
+        lines += _section("Structure", plural(len(rows), 'change'), _table(
             ["Change", "Kind", "Key", "Old", "New"], ["l"] * 5, rows), len(rows))
     if result.audit:
         rows = [[a.side, a.finding.kind, md(a.finding.where), md(audit_message(a.finding))] for a in result.audit]
-        lines += _section("Workbook audit: findings on one side only", f"{len(rows)} findings", _table(
+        lines += _section("Workbook audit: findings on one side only", plural(len(rows), 'finding'), _table(
             ["Side", "Kind", "Where", "Message"], ["l"] * 4, rows), len(rows))
     out.write("\n".join(lines).rstrip("\n") + "\n")
 

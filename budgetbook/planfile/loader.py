@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import PlanError
 from ..output.plaintext import visible
+from ..output.words import plural
 from ..physics.sanity import impossible, plan_sanity
 from ..plan.catalog import plan_spelling
 from ..plan.model import GPU_PATTERN, ID_PATTERN, Plan, suggest
@@ -253,8 +254,8 @@ def _count_message(kind: str, ctx: dict, given: Any) -> str:
     """`at most 50 entries, got 20,000`: a list or mapping with too many (or too few) entries."""
     actual = int(ctx.get("actual_length", len(given) if hasattr(given, "__len__") else 0))
     if kind == "too_long":
-        return f"at most {int(ctx.get('max_length', 0)):,} entries, got {actual:,}"
-    return f"at least {int(ctx.get('min_length', 0)):,} entries, got {actual:,}"
+        return f"at most {plural(int(ctx.get('max_length', 0)), 'entry')}, got {actual:,}"
+    return f"at least {plural(int(ctx.get('min_length', 0)), 'entry')}, got {actual:,}"
 
 
 def _allowed_keys(loc: tuple) -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...output.words import plural
 from .kit import THREADS, BillError, Context, clip, run
 from .source import Source
 
@@ -84,9 +85,10 @@ def hold_count(source: Source, rows: int) -> None:
         return
     expected = source.records.count
     if rows < expected:
-        raise BillError(f"the CSV reader returned {rows:,} of its {expected:,} rows: {source.where(rows)} and any "
+        raise BillError(f"the CSV reader returned {rows:,} of its {plural(expected, 'row')}: "
+                        f"{source.where(rows)} and any "
                         "after it were not read (refused rather than dropped; re-export the bill)")
-    raise BillError(f"the CSV reader returned {rows:,} rows where the file holds {expected:,}: a line break it "
+    raise BillError(f"the CSV reader returned {plural(rows, 'row')} where the file holds {expected:,}: a line break it "
                     "read apart from the file's quoting; re-export the bill")
 
 
@@ -104,7 +106,7 @@ _WHAT = {"cost": "is not a number", "date": "is not a calendar date (YYYY-MM, YY
 def _refuse_value(ctx: Context, source: Source, key: str, ok: str, value: str, name: str, bad: int,
                   rows: int) -> None:
     at, example = _first_bad(ctx, source, ok, value)
-    more = f" ({bad:,} of its {rows:,} rows)" if bad > 1 else ""
+    more = f" ({bad:,} of its {plural(rows, 'row')})" if bad > 1 else ""
     raise BillError(f"{at}: {name} {clip(example if example is not None else '')} {_WHAT[key]}{more}")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ...ledger.model import Batch
+from ...output.words import plural
 from .checks import hold_count
 from .focus import COMMITMENTS
 from .kit import BillError, Context, clip, col, run
@@ -53,7 +54,8 @@ class _Commitments:
         for _, _, cur, cost in kinds:
             costs[cur or ""] = costs.get(cur or "", Decimal(0)) + (cost or Decimal(0))
         money = ", ".join(f"{cost:,.2f} {clip(cur, 8)[1:-1]}" for cur, cost in sorted(costs.items()))
-        ctx.notes.append(f"{source.path.name}: FOCUS {version} Contract Commitment dataset: {rows:,} commitments "
+        ctx.notes.append(f"{source.path.name}: FOCUS {version} Contract Commitment dataset: "
+                         f"{plural(rows, 'commitment')} "
                          f"({parts}), {money} committed; no charges (the rules' `contract_commitment_type` reads it)")
         return []
 

@@ -18,6 +18,7 @@ from typing import Any
 from ...errors import BudgetbookError
 from ...ledger.model import Batch, Charge
 from ...output.plaintext import visible
+from ...output.words import plural
 from ...plan.model import Plan
 from ..mapping import Mapping
 
@@ -169,5 +170,6 @@ def warn_formula_text(con: Any, scan: str, header: list[str], path: Path, warnin
     starts = " OR ".join(f"left(ltrim({col(h, header)}), 1) IN ('=', '+', '@')" for h in present)
     count = run(con, f"SELECT count(*) FROM {scan} WHERE {starts}")[0][0]
     if count:
-        warnings.append(f"{path}: {count:,} rows hold text starting with `=`, `+` or `@` (a CSV formula "
+        warnings.append(f"{path}: {plural(count, 'row')} hold{'s' if count == 1 else ''} "
+                        "text starting with `=`, `+` or `@` (a CSV formula "
                         "injection such as =HYPERLINK(...)); it is written as text, never as a formula")
