@@ -22,6 +22,7 @@ from pathlib import Path
 from ..errors import BudgetbookError
 from ..ledger.model import Batch
 from ..lineitems.phasing import month_count
+from ..output.words import plural
 from ..plan.model import Plan
 from ..plan.timing import month_labels
 from .formats.kit import BillError, Context, clip, duckdb_connection, joined
@@ -64,14 +65,19 @@ def read_bills(paths: list[Path], mapping: Mapping, plan: Plan) -> Imported:
 def join_parts(read: list[tuple[Batch, str, Path]], notes: list[str]) -> list[Batch]:
     """The batches of one import, an invoice's parts (other files, other rows: a FOCUS export in parts, a generic
     bill's `invoice` given in two files) joined into one. The same
-    rows again count once: a second copy of a bill replaces the first, as it would in a later import; a part given
-    again once others are joined is dropped (noted). A part in another FOCUS version than the first is refused
+    rows again (a copy of a bill or of a part, a generic bill given twice) count once: dropped, and noted.
+    A part in another FOCUS version than the first is refused
     (the same invoice exported twice, which would count twice)."""
     out: list[Batch] = []
     at: dict[str, int] = {}                          # invoice key -> its batch in `out`
     parts: dict[str, dict[str, tuple[str, Path]]] = {}  # invoice key -> digest -> (format, file) of each part
     for b, fmt, path in read:
         if not b.digest:  # a generic bill without an `invoice`: its key holds its digest
+            if b.key in at:  # the same rows again (a copy): counted once
+                notes.append(f"{path.name}: {b.key}: the same {plural(b.rows, 'row')} as {out[at[b.key]].source}, "
+                             "counted once")
+                continue
+            at[b.key] = len(out)
             out.append(b)
             continue
         if b.key not in at:
@@ -79,12 +85,9 @@ def join_parts(read: list[tuple[Batch, str, Path]], notes: list[str]) -> list[Ba
             out.append(b)
             continue
         seen = parts[b.key]
-        if b.digest in seen and len(seen) == 1:  # the same bill again: it replaces the first (as across imports)
-            at[b.key] = len(out)
-            out.append(b)
-            continue
-        if b.digest in seen:  # a part given again, once others are joined to it
-            notes.append(f"{path.name}: {b.key}: the same {b.rows:,} rows as {seen[b.digest][1].name}, counted once")
+        if b.digest in seen:  # the same bill (or part) given again: counted once
+            notes.append(f"{path.name}: {b.key}: the same {plural(b.rows, 'row')} as {seen[b.digest][1].name}, "
+                         "counted once")
             continue
         first_fmt, first_path = next(iter(seen.values()))
         if fmt != first_fmt:

@@ -56,7 +56,11 @@ def test_two_generic_bills_of_one_market_item_and_month_both_count(book, tmp_pat
     copy.write_bytes(a.read_bytes().replace(b"\n", b"\r\n"))
     twice = import_actuals(book, [a, copy], tmp_path / "aa.xlsx")
     assert twice.actuals.amount("2026-01", "neo_cloud", "compute") == Decimal("1000.00")
-    assert "(replaces vendor-a.csv's 1,000.00)" in twice.summary()[1]
+    lines = twice.summary()  # docs/bills.md: the same rows in one command are counted once (noted), not "replaced"
+    assert lines[0].startswith("copy-of-a.csv: generic|neo_cloud|compute|2026-01|d:")
+    assert lines[0].endswith(": the same 1 row as vendor-a.csv, counted once")
+    assert lines[-1] == ("1 batch added (1,000.00), 0 replaced (0.00 where they held 0.00); the book now holds "
+                         "1,000.00")
 
 
 def test_generic_digest_ignores_row_order_but_not_content(book, tmp_path):
@@ -223,7 +227,26 @@ def test_an_export_in_parts_counts_every_part(tmp_path):
     assert again.replaced == [whole.imported[0].key] and again.actuals.batches[0].total == total
     copies = import_actuals(book, [files["whole"], files["again"]], tmp_path / "c.xlsx", mapping=tmp_path / "map.yaml")
     assert copies.actuals.batches[0].total == total and len(copies.actuals.batches) == 1  # the same rows: once
-    assert "(replaces whole.csv's 263,953.81)" in copies.summary()[1]
+    assert copies.summary()[0] == ("again.csv: focus|AWS|123456789012|2026-01-01|: the same 89 rows as whole.csv, "
+                                   "counted once")
+    assert copies.summary()[1].endswith("(added)") and copies.replaced == []
+
+
+def test_a_re_export_with_a_changed_row_in_one_command_is_joined_as_a_part(tmp_path):
+    """docs/bills.md decides: other rows of one invoice in one command are a part of it, joined (every charge of
+    each counted), the same rows again are counted once; a re-export goes alone, with --replace."""
+    from focus_bills import focus_rows
+
+    rows = focus_rows({"2026-01": 1})
+    changed = [dict(r) for r in rows]
+    changed[0]["BilledCost"] = str(Decimal(changed[0]["BilledCost"]) + 5)
+    book = generate_workbook(PLAN, tmp_path / "b.xlsx")
+    files = _focus_files(tmp_path, first=rows, second=changed)
+    one = import_actuals(book, [files["first"]], tmp_path / "1.xlsx", mapping=tmp_path / "map.yaml")
+    both = import_actuals(book, [files["first"], files["second"]], tmp_path / "2.xlsx", mapping=tmp_path / "map.yaml")
+    assert len(both.imported) == 1 and both.replaced == [] and both.imported[0].rows == 2 * one.imported[0].rows
+    assert both.imported[0].total == 2 * one.imported[0].total + 5
+    assert both.summary()[0].startswith("first.csv + second.csv: ") and both.summary()[0].endswith("(added)")
 
 
 def test_one_invoice_in_two_focus_versions_in_one_import_is_refused(capsys, book, tmp_path):
@@ -256,13 +279,13 @@ def test_a_generic_invoice_in_two_files_counts_both_and_a_later_one_is_refused(c
     b.write_text("date,market,item,amount,invoice\n2026-01-31,neo_cloud,storage_egress,250.00,INV-7\n")
     both = import_actuals(book, [a, b, a], tmp_path / "ab.xlsx")
     assert [bt.total for bt in both.actuals.batches] == [Decimal("1250.00")] and both.replaced == []
-    assert both.summary()[0] == "jan-a.csv: generic|invoice|INV-7: the same 1 rows as jan-a.csv, counted once"
+    assert both.summary()[0] == "jan-a.csv: generic|invoice|INV-7: the same 1 row as jan-a.csv, counted once"
     assert both.summary()[1].startswith("jan-a.csv + jan-b.csv: generic|invoice|INV-7: 2 rows, amount 1,250.00")
     assert both.summary()[1].endswith("(added)")
     first = import_actuals(book, [a], tmp_path / "a.xlsx")
     refused = _refused(capsys, tmp_path / "a.xlsx", b)  # the book holds INV-7 from jan-a.csv: b alone would drop it
-    assert refused == (f"Error: {b}: holds invoice 'generic|invoice|INV-7' (1 rows, 250.00), which "
-                       f"{tmp_path / 'a.xlsx'} holds from jan-a.csv with other rows (1 rows, 1,000.00): give an "
+    assert refused == (f"Error: {b}: holds invoice 'generic|invoice|INV-7' (1 row, 250.00), which "
+                       f"{tmp_path / 'a.xlsx'} holds from jan-a.csv with other rows (1 row, 1,000.00): give an "
                        "export's parts in one command; to replace the invoice held with these rows (a re-export, or "
                        "all its parts given together), add --replace\n")
     code, out, err = run(capsys, "actuals", tmp_path / "a.xlsx", a, b, "--replace", "-o", tmp_path / "r.xlsx")
