@@ -131,16 +131,35 @@ def plan_formulas(grid: CellGrid) -> dict[CellKey, FormulaPlan]:
     """A plan for every formula cell of `grid`, compiling each distinct shape once."""
     shapes: dict[str, Shape] = {}
     plans = {}
+    memo = ShapeMemo()
     for cell, formula in grid.formulas.items():
-        text, targets = shape_of(formula, cell[0], grid)
+        text, targets = shape_of(formula, cell[0], grid, memo)
         if text not in shapes:
             shapes[text] = Shape(text)
         plans[cell] = FormulaPlan(shapes[text], targets)
     return plans
 
 
-def shape_of(formula: str, sheet: str, grid: CellGrid) -> tuple[str, list[Area]]:
+class ShapeMemo:
+    """What `shape_of` learns once for a grid: a template per formula skeleton (`_templated`; None where the
+    quick tokenizer does not take it) and the area and slot key of each reference text on a sheet."""
+
+    def __init__(self) -> None:
+        self.templates: dict[str, list[tuple[int, list[str], int]] | None] = {}
+        self.refs: dict[tuple[str, str, bool], tuple[Area, Hashable]] = {}
+
+
+_DIGITS = re.compile(r"[0-9]+")
+_EXPONENT_NEAR = re.compile(r"[0-9.][Ee]")
+_LITERAL, _NUMBER, _RANGE, _BLIND_RANGE = 0, 1, 2, 3
+
+
+def shape_of(formula: str, sheet: str, grid: CellGrid, memo: ShapeMemo | None = None) -> tuple[str, list[Area]]:
     """(placeholder formula, the area each placeholder stands for) of one formula cell on `sheet`."""
+    if memo is not None and formula.startswith("=") and not _EXPONENT_NEAR.search(formula):
+        got = _templated(formula, sheet, grid, memo)
+        if got is not None:
+            return got
     parts: list[str] = []
     targets: list[Area] = []
     slots: dict[Hashable, int] = {}
@@ -155,6 +174,69 @@ def shape_of(formula: str, sheet: str, grid: CellGrid) -> tuple[str, list[Area]]
             _track_brackets(tok, enclosing)
             parts.append(signed_exponent(tok.value) if tok.subtype == "NUMBER" else tok.value)
     return "=" + "".join(parts), targets
+
+
+def _templated(formula: str, sheet: str, grid: CellGrid, memo: ShapeMemo) -> tuple[str, list[Area]] | None:
+    """`shape_of` by the memo's template of `formula`'s skeleton (its digit runs as `1`); None if it has none.
+
+    The quick tokenizer reads every digit alike but the first of a scientific number (`[1-9]`), which the
+    caller leaves out (`_EXPONENT_NEAR`): so a formula splits where its skeleton does, each `1` of the
+    skeleton one digit run of the formula, and the tokens' kinds, the refusals and which ranges are a
+    blank-blind argument are the skeleton's. tests/xlsx/test_shape_memo.py holds both ways equal.
+    """
+    runs = _DIGITS.findall(formula)
+    skeleton = _DIGITS.sub("1", formula) if runs else formula
+    template = memo.templates.get(skeleton, ())
+    if template == ():
+        template = memo.templates[skeleton] = _template(skeleton)
+    if template is None:
+        return None
+    parts: list[str] = []
+    targets: list[Area] = []
+    slots: dict[Hashable, int] = {}
+    at = 0
+    for kind, pieces, n in template:
+        value = pieces[0]
+        for j in range(n):
+            value += runs[at + j] + pieces[j + 1]
+        at += n
+        if kind >= _RANGE:
+            parts.append(_memo_placeholder(value, sheet, grid, targets, slots, kind == _BLIND_RANGE, memo))
+        else:
+            parts.append(signed_exponent(value) if kind == _NUMBER else value)
+    return "=" + "".join(parts), targets
+
+
+def _template(skeleton: str) -> list[tuple[int, list[str], int]] | None:
+    """Each token of `skeleton`: (kind, its text split at each `1`, how many `1`s); None if not quick."""
+    tokens = _quick_tokens(skeleton)
+    if tokens is None:
+        return None
+    out = []
+    enclosing: list[str] = []
+    for i, tok in enumerate(tokens):
+        try:
+            _refuse_unshareable(tok)
+        except Unsupported:
+            return None  # the plain path raises it, with the formula's own text
+        if tok.type == "OPERAND" and tok.subtype == "RANGE":
+            kind = _BLIND_RANGE if _blank_blind_argument(tokens, i, enclosing) else _RANGE
+        else:
+            _track_brackets(tok, enclosing)
+            kind = _NUMBER if tok.subtype == "NUMBER" else _LITERAL
+        pieces = tok.value.split("1")
+        out.append((kind, pieces, len(pieces) - 1))
+    return out
+
+
+def _memo_placeholder(value: str, sheet: str, grid: CellGrid, targets: list[Area], slots: dict[Hashable, int],
+                      blank_blind: bool, memo: ShapeMemo) -> str:
+    """`_placeholder`, resolving each reference text on a sheet once (`memo.refs`)."""
+    found = memo.refs.get((value, sheet, blank_blind))
+    if found is None:
+        found = memo.refs[(value, sheet, blank_blind)] = _resolve(value, sheet, grid, blank_blind)
+    target, key = found
+    return _slot(target, key, targets, slots)
 
 
 class _Quick(NamedTuple):
@@ -286,6 +368,23 @@ def _placeholder(value: str, sheet: str, grid: CellGrid, targets: list[Area], sl
 
     Whole columns or rows are cut to the used range where `blank_blind` says blanks do not count.
     """
+    target, key = _resolve(value, sheet, grid, blank_blind)
+    return _slot(target, key, targets, slots)
+
+
+def _slot(target: Area, key: Hashable, targets: list[Area], slots: dict[Hashable, int]) -> str:
+    """The placeholder text of `target`, a new slot the first time its `key` appears in a formula."""
+    if key not in slots:
+        slots[key] = len(targets)
+        targets.append(target)
+    i = slots[key]
+    _, r1, c1, r2, c2 = target
+    h, w = r2 - r1 + 1, c2 - c1 + 1
+    return f"PH{i}!A1" if h == w == 1 else f"PH{i}!A1:{col_letters(w)}{h}"
+
+
+def _resolve(value: str, sheet: str, grid: CellGrid, blank_blind: bool) -> tuple[Area, Hashable]:
+    """The area a reference text on `sheet` stands for, and the key two uses of it share a slot by."""
     target: Area | None
     ref = parse_ref(value, sheet)
     if ref is None and (lines := parse_lines(value, sheet)) is not None:
@@ -303,13 +402,7 @@ def _placeholder(value: str, sheet: str, grid: CellGrid, targets: list[Area], sl
         key: Hashable = ("name", value.upper())
     else:
         target, key = ref, ref
-    if key not in slots:
-        slots[key] = len(targets)
-        targets.append(target)
-    i = slots[key]
-    _, r1, c1, r2, c2 = target
-    h, w = r2 - r1 + 1, c2 - c1 + 1
-    return f"PH{i}!A1" if h == w == 1 else f"PH{i}!A1:{col_letters(w)}{h}"
+    return target, key
 
 
 def compile_shape(text: str) -> Compiled:
