@@ -39,7 +39,7 @@ class BadName(PlanError):
         self.name = name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # ~400,000 in the largest plan's layout: 104 bytes each, not 160 + a dict
 class CellSpec:
     """One named cell as generated: `check` finds it by `name` and compares `formula`."""
 

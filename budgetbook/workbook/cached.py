@@ -36,7 +36,7 @@ from xml.etree import ElementTree
 
 from ..atomic import scratch_files, temp_folder_error
 from ..xlsx.cell_grid import Unsupported
-from ..xlsx.drawing_prefix import prefix_drawings
+from ..xlsx.drawing_prefix import is_drawing_part, prefix_drawings, prefixed
 from ..xlsx.values import plain
 from ..xlsx.xstring import escape
 
@@ -87,7 +87,9 @@ def _sheet_parts(archive: zipfile.ZipFile) -> dict[str, str]:
 
 
 def inject_values(package: bytes, values: dict[tuple[str, int, int], Any]) -> bytes:
-    """The saved workbook `package` with every formula cell found in `values` carrying its value."""
+    """The saved workbook `package` with every formula cell found in `values` carrying its value, and its
+    drawing and chart parts prefixed (`drawing_prefix`) in the same pass: one rewrite of the package, not two
+    (each re-deflates every part; the bytes are the same as `prefix_drawings` after it)."""
     source = zipfile.ZipFile(io.BytesIO(package))
     parts = {part: sheet for sheet, part in _sheet_parts(source).items()}
     filled = {part: _fill_sheet(source.read(part), sheet, values) for part, sheet in parts.items()
@@ -99,6 +101,8 @@ def inject_values(package: bytes, values: dict[tuple[str, int, int], Any]) -> by
             data = filled.get(info.filename) or source.read(info)
             if info.filename == "xl/workbook.xml" and complete:
                 data = _CALC.sub(CALCULATED, data)
+            elif is_drawing_part(info.filename):
+                data = prefixed(data)
             target.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED)
     return out.getvalue()
 
@@ -136,4 +140,4 @@ def saved_with_values(wb: Any) -> tuple[bytes, dict[tuple[str, int, int], Any] |
         values = evaluate_cells(wb)
     except Unsupported:
         return prefix_drawings(buffer.getvalue()), None
-    return prefix_drawings(inject_values(buffer.getvalue(), values)), values
+    return inject_values(buffer.getvalue(), values), values

@@ -24,7 +24,7 @@ PREFIXES = {
 _DECLARATION = b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 
 
-def _prefixed(xml: bytes) -> bytes:
+def prefixed(xml: bytes) -> bytes:
     """One part re-serialised with Excel's prefixes (ElementTree never writes a default namespace)."""
     for prefix, uri in PREFIXES.items():
         ElementTree.register_namespace(prefix, uri)
@@ -46,6 +46,6 @@ def prefix_drawings(package: bytes) -> bytes:
         for info in source.infolist():
             data = source.read(info)
             if is_drawing_part(info.filename):
-                data = _prefixed(data)
+                data = prefixed(data)
             target.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED)
     return out.getvalue()
