@@ -18,6 +18,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+import yaml
 from cli_run import run, sha
 from focus_bills import focus_rows, write_sample_bills
 
@@ -28,7 +29,7 @@ from budgetbook.reference import compute_monthly
 from budgetbook.review.readback import open_book
 from budgetbook.xlsx.evaluate import evaluate_workbook
 
-PLAN = Path(__file__).parents[2] / "templates" / "pretrain-7b.yaml"
+TEMPLATE = Path(__file__).parents[2] / "templates" / "pretrain-7b.yaml"
 M = "hyperscaler_commit"
 PRICE = f"mkt_{M}_price_h100_sxm"
 
@@ -38,10 +39,22 @@ def _cell(wb, name: str):
     return wb[sheet][ref.replace("$", "")]
 
 
+def without_reliability(d: Path) -> Path:
+    """pretrain-7b without its markets' `reliability:` blocks. The Reliability line is priced from compute but is
+    not GPU spend (support, people-days), so the run-rate forecast keeps its remaining plan as planned while
+    `--from-actuals` re-prices it: with the blocks the two forecasts differ by that line's change (0.9 %), and
+    the hand computation below would have to model it."""
+    data = yaml.safe_load(TEMPLATE.read_text())
+    for market in data["markets"]:
+        market.pop("reliability", None)
+    (d / "plan.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    return d / "plan.yaml"
+
+
 @pytest.fixture(scope="module")
 def books(tmp_path_factory):
     d = tmp_path_factory.mktemp("reforecast")
-    generate_workbook(PLAN, d / "plan.xlsx")
+    generate_workbook(without_reliability(d), d / "plan.xlsx")
     import_actuals(d / "plan.xlsx", write_sample_bills(d), d / "billed.xlsx", mapping=d / "map.yaml")
     first = reforecast(d / "billed.xlsx", d / "rf1.xlsx", today=dt.date(2026, 3, 2))
     wb = openpyxl.load_workbook(d / "rf1.xlsx")
@@ -232,7 +245,7 @@ def test_diff_and_show_name_the_baseline_and_the_reforecast(capsys, books, from_
         t["delta"] == 0 for t in json.loads(out)["total"].values())
     code, _, err = run(capsys, "show", f"{d / 'plan.xlsx'}@baseline")
     assert code == 2 and "the book has no baseline" in err and len(err.strip().splitlines()) == 1
-    code, _, err = run(capsys, "diff", f"{PLAN}@baseline", book)
+    code, _, err = run(capsys, "diff", f"{TEMPLATE}@baseline", book)
     assert code == 2 and "names a version of a workbook" in err
 
 
@@ -243,8 +256,8 @@ def test_from_actuals_refuses_an_input_pushed_out_of_its_bounds():
     from budgetbook.ledger.model import Actuals, Batch, Charge
     from budgetbook.planfile.loader import plan_from_text
 
-    text = PLAN.read_text()
-    plan = plan_from_text(text, str(PLAN))
+    text = TEMPLATE.read_text()
+    plan = plan_from_text(text, str(TEMPLATE))
     used = Decimal(1312)  # January's plan: 13,125 GPU-hours (the ablations)
     charge = Charge("2026-01", M, "compute", "", Decimal(5000), used, 1)
     held = Actuals("USD", (Batch("inv-1", "bill.csv", "generic", "amount", 1, Decimal(5000), (charge,)),))

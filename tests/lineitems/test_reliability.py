@@ -6,7 +6,9 @@ from cli_run import run
 from libreoffice import error_cells, needs_libreoffice, recalculated_values
 from lineitem_case import assert_figures, reliability_plan
 
-from budgetbook.planfile.loader import plan_from_text
+from budgetbook.markets.registry import kind_of
+from budgetbook.planfile.loader import load_plan, plan_from_text
+from budgetbook.ranges.simulate import simulate
 from budgetbook.workbook.write import write_workbook
 
 # compute: 1,000 ideal hours x 1.5 = 1,500 hours; cloud at 3 (4,500), dec at 2 (3,000); a day costs 1,000
@@ -70,3 +72,14 @@ def test_an_owned_market_may_not_state_reliability(tmp_path, capsys):
     path.write_text(yaml.safe_dump(data))
     code, _, err = run(capsys, "show", path)
     assert code == 2 and "markets[1]" in err and "downtime is its availability" in err
+
+
+def test_pretrain_7bs_sourced_reliability_splits_the_cheapest_market():
+    """With its markets' sourced reliability (template comments, docs/accounting.md) `simulate pretrain-7b` no
+    longer finds the decentralized market cheapest in every sample: 77 % of them, the neo-cloud the rest."""
+    plan = load_plan("pretrain-7b")
+    assert all(m.reliability is not None for m in plan.markets if kind_of(m).priced)
+    cheapest = {m: s.cheapest for m, s in simulate(plan, 2_000, 1).markets.items()}
+    assert cheapest["decentralized_market"] == pytest.approx(0.770, abs=0.005)
+    assert cheapest["neo_cloud"] == pytest.approx(0.231, abs=0.005)
+    assert max(cheapest.values()) < 1.0

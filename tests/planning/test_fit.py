@@ -26,9 +26,12 @@ from budgetbook.reference import compute_breakdown, market_lines
 
 def test_tokens_for_a_budget_by_hand(capsys, tmp_path):
     # pretrain-7b on the decentralized market: the pretrain's cost per token is
-    # 6 FLOP x 7e9 params / (989 TFLOP/s x 3600 s) / MFU 0.5 x $1.80 x (1 + 0.15 waste);
+    # 6 FLOP x 7e9 params / (989 TFLOP/s x 3600 s) / MFU 0.5 x $1.80 x (1 + 0.15 waste + reliability), the
+    # template's reliability being the goodput uplift of 1.15 interruptions a day, each losing half a 2.4 h
+    # checkpoint interval and a 1 h restart, plus half the work executed twice (verification);
     # everything else (ablations, storage, people) stays, so tokens = 5e12 + (budget - total) / that
-    per_token = 6 * 7e9 / (989e12 * 3600) / 0.5 * 1.80 * 1.15
+    lost = 1.15 / 24 * (2.4 / 2 + 1)
+    per_token = 6 * 7e9 / (989e12 * 3600) / 0.5 * 1.80 * (1 + 0.15 + lost / (1 - lost) + 0.5)
     total = compute_breakdown(plan_from_text(resolve("pretrain-7b")[1])).value("total_decentralized_market")
     budget = 1_000_000
     expected = 5e12 + (budget - total) / per_token
@@ -78,7 +81,8 @@ def test_fit_of_a_book_solves_its_current_inputs(capsys, tmp_path):
                             "-o", out, "--format", "json")
     assert code == 0 and sha(book) == before, err
     result = json.loads(stdout)
-    per_token = 6 * 7e9 / (989e12 * 3600) / 0.5 * 2.00 * 1.15  # as by hand above, at the edited price
+    lost = 1.15 / 24 * (2.4 / 2 + 1)  # as by hand above, at the edited price
+    per_token = 6 * 7e9 / (989e12 * 3600) / 0.5 * 2.00 * (1 + 0.15 + lost / (1 - lost) + 0.5)
     assert result["was_total"] == pytest.approx(total, abs=TOLERANCE)
     assert result["value"] == pytest.approx(5e12 + (1e6 - total) / per_token, rel=1e-6)
     solved = plan_from_text(out.read_text())  # the book's plan, its edited price kept, the tokens solved

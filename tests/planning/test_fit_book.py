@@ -31,8 +31,10 @@ from budgetbook.xlsx.evaluate import evaluate_workbook
 FIT = "\nfit:\n  budget: 2500000   # assumption: what the board approved\n  solve: tokens\n"
 TEXT = template_text("pretrain-7b") + FIT
 # the pretrain's cost per token on the decentralized market, as test_fit.py has it by hand:
-# 6 FLOP x 7e9 params / (989 TFLOP/s x 3600 s) / MFU 0.5 x $1.80 x (1 + 0.15 waste)
-PER_TOKEN = 6 * 7e9 / (989e12 * 3600) / 0.5 * 1.80 * 1.15
+# 6 FLOP x 7e9 params / (989 TFLOP/s x 3600 s) / MFU 0.5 x $1.80 x (1 + 0.15 waste + reliability): the goodput
+# uplift of 1.15 interruptions a day, each losing half a 2.4 h interval and a 1 h restart, and half the work twice
+LOST = 1.15 / 24 * (2.4 / 2 + 1)
+PER_TOKEN = 6 * 7e9 / (989e12 * 3600) / 0.5 * 1.80 * (1 + 0.15 + LOST / (1 - LOST) + 0.5)
 
 
 def _book(tmp_path, text: str = TEXT, name: str = "fit.xlsx"):

@@ -92,7 +92,10 @@ def test_the_decision_gives_the_range_and_how_often_each_market_is_cheapest(tmp_
             source = next(iter(wb.defined_names[f"sim_{key}_{market.id}"].destinations))[1].replace("$", "")
             assert wb[sheet][ref.replace("$", "")].value == f"={source}"  # the cell above, in its column
     assert sum(values[f"sim_cheapest_{m.id}"] for m in plan.markets) == pytest.approx(1.0)
-    assert simulated.markets["decentralized_market"].cheapest == 1.0  # its worst beats every other's best
+    # with the reliability its template states (redundant execution, interruptions: docs/accounting.md), the
+    # decentralized market no longer wins every sample: the neo-cloud does in about a fifth (issue 29)
+    shares = {m: stats.cheapest for m, stats in simulated.markets.items()}
+    assert shares == {"hyperscaler_commit": 0.0, "neo_cloud": 0.2268, "decentralized_market": 0.7732, "hybrid": 0.0}
     with zipfile.ZipFile(book) as archive:  # the market chart marks P10 and P90 on each column
         chart = next(archive.read(n) for n in archive.namelist()
                      if n.startswith("xl/charts/chart") and b"Total development cost by market" in archive.read(n))
