@@ -28,6 +28,7 @@ from .emit import stdout
 from .envelope import write_report
 from .physics import render_physics_table
 from .plaintext import csv_text, visible
+from .words import plural
 
 COLUMNS = ("name", "item", "market", "label", "value", "low", "high")
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
@@ -44,9 +45,12 @@ def money(value: float, currency: str, decimals: int = 0) -> str:
 
 
 def money_range(figure: Figure, currency: str) -> str:
+    """A figure's best and worst case as the table prints them, the lower first: "$0 to $4,000" (a line can be
+    dearer in the best case, a saving larger; "to", as diff's ranges, since a hyphen reads as a minus sign)."""
     if figure.low is None or figure.high is None:
         return ""
-    return f"{money(figure.low, currency)}-{money(figure.high, currency)}"
+    low, high = sorted((figure.low, figure.high))
+    return f"{money(low, currency)} to {money(high, currency)}"
 
 
 def render(breakdown: Breakdown, fmt: str, out: TextIO | None = None) -> None:
@@ -92,8 +96,8 @@ def render_table(breakdown: Breakdown, out: TextIO) -> None:
     console = guarded_console(out, max(100, needed))
     console.print(table)
     if any(f.low is not None for f in breakdown.figures):  # what the dim second line of a cell is
-        console.print(Text("Under each value: that line in the total's best and worst case, not a range of its "
-                           "own.", style="dim"))
+        console.print(Text("Under each value: that line in the total's best and worst case, the lower first, "
+                           "not a range of its own.", style="dim"))
     line = decision_line(breakdown)
     if line:
         console.print(Text(visible(line)))
@@ -222,8 +226,8 @@ def render_generated(written: Written, breakdown: Breakdown) -> None:
     """`generate`: "Wrote PATH: N sheets, M formula cells; master check TRUE", then the decision: the cheapest
     market and what it saves (one market: its total)."""
     check = {True: "TRUE (every check passes)", False: "FALSE: see the Checks sheet", None: "not computed"}
-    print_line(f"Wrote {visible(written.path)}: {len(written.sheets)} sheets, "
-         f"{written.formula_cells:,} formula cells; master check {check[written.checks_ok]}")
+    print_line(f"Wrote {visible(written.path)}: {plural(len(written.sheets), 'sheet')}, "
+         f"{plural(written.formula_cells, 'formula cell')}; master check {check[written.checks_ok]}")
     decided = decision_line(breakdown)
     if not decided:
         total = next(f for f in breakdown.figures if f.item == "total")

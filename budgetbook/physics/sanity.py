@@ -124,7 +124,7 @@ def _owned(warn, m: int, owned: Any, currency: str) -> None:
     for value in _values(owned.price_per_gpu if per == 1 else owned.price_per_server):
         if not GPU_PRICE_LOW <= value / per <= GPU_PRICE_HIGH:
             warn(key, f"`{key}` {value:,.0f} {currency} is {value / per:,.0f} a GPU, far from what a datacenter "
-                      f"GPU costs (about {GPU_PRICE_LOW:,.0f}-{GPU_PRICE_HIGH:,.0f}; V100 ~10,000 to B200 ~40,000): "
+                      f"GPU costs (about {GPU_PRICE_LOW:,.0f} to {GPU_PRICE_HIGH:,.0f}; V100 ~10,000 to B200 ~40,000): "
                       "a server's price as a GPU's, or thousands?")
             break
     for value in _values(owned.life_years):

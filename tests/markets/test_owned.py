@@ -147,6 +147,8 @@ def test_sanity_warns_of_an_implausible_cluster(tmp_path, capsys, change, key):
     path.write_text(yaml.safe_dump(_plan_data(OWNED | change), sort_keys=False))
     code, out, err = run(capsys, "show", path)
     assert code == 0 and f"`{key}" in err, err
+    if "price_per_gpu" in change:  # a range of money reads "low to high", as every range printed
+        assert "(about 2,000 to 100,000;" in err, err
 
 
 def test_show_says_where_owning_beats_renting(capsys):
