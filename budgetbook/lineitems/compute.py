@@ -98,6 +98,15 @@ def paid_index(view: MarketView, market: Any, gpu: str) -> list[float] | None:
 
 
 def workload_compute(view: MarketView, workload: Any) -> WorkloadCompute:
+    """A workload's hours and compute on the view's market, worked out once per view (five line items ask)."""
+    key = (LINE.id, id(workload))  # the view's resolved workloads live as long as the view
+    done = view.memo.get(key)
+    if done is None:
+        done = view.memo[key] = _workload_compute(view, workload)
+    return done
+
+
+def _workload_compute(view: MarketView, workload: Any) -> WorkloadCompute:
     pays = paying_market(view.plan, workload, view.market)
     runs = runs_on(workload, view.market)
     ideal, allocated = hours_per_run(workload)

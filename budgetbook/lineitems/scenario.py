@@ -62,6 +62,9 @@ class MarketView:
     monthly: dict[str, list[float]] = field(default_factory=dict)   # line id -> its months, computed so far
     # every line item's GPU-hours on this market (`lineitems.registry.gpu_hours_bought`), set by who builds it
     buying: Callable[[MarketView], list[GpuHours]] | None = None
+    # what a rule works out once per view and several line items read (`compute.workload_compute`: compute,
+    # failed runs, reliability, the stages, the GPU-hours bought and the gap each ask for it)
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def gpu_hours(self) -> list[GpuHours]:
         """The GPU-hours every line item buys under this market, as each declares them."""
