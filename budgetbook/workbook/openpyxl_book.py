@@ -7,7 +7,8 @@ from copy import copy
 from typing import Any
 
 from openpyxl import Workbook
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.cell.cell import ERROR_CODES, ILLEGAL_CHARACTERS_RE
+from openpyxl.cell.cell import Cell as XlCell
 from openpyxl.chart import BarChart, LineChart, Reference, Series
 from openpyxl.chart.data_source import StrRef
 from openpyxl.chart.legend import Legend
@@ -34,6 +35,7 @@ from .sensitivity import tornado_chart
 RED = PatternFill("solid", fgColor="FFC7CE")
 GREEN = PatternFill("solid", fgColor="C6EFCE")
 _UNLOCKED = Protection(locked=False)
+_CELL_TEXT = 32_767  # characters a cell holds (openpyxl clips longer text; the quick way leaves it to openpyxl)
 
 
 def to_openpyxl(book: Blueprint) -> Workbook:
@@ -85,15 +87,19 @@ def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
     # `generate`'s time on a big book. Cells of one look share the index array openpyxl keeps per cell.
     looks: dict[tuple[str, str | None], StyleArray] = {}
     for (row, col), cell in sorted(sheet.cells.items()):
-        target = ws.cell(row, col)
         value = value_of(cell.value)  # a number computed by budgetbook is worked out now (computed.py)
-        if cell.is_text and isinstance(value, str):
+        text = cell.is_text and isinstance(value, str)
+        fmt = value_of(cell.number_format)  # a format by the Sensitivity ranking is worked out now too
+        look = (cell.style, fmt)
+        if look in looks and (target := _quick_cell(ws, row, col, _text(value) if text else value, text)):
+            target._style = copy(looks[look])
+            continue
+        target = ws.cell(row, col)
+        if text:
             target.value = _text(value)
             target.data_type = "s"  # plan text starting with "=" stays text, never a formula
         else:
             target.value = value
-        fmt = value_of(cell.number_format)  # a format by the Sensitivity ranking is worked out now too
-        look = (cell.style, fmt)
         if look in looks:
             target._style = copy(looks[look])
             continue
@@ -130,6 +136,25 @@ def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
     for spec in sheet.more_charts:
         _row_chart(ws, spec)
     _print_setup(ws, sheet, plan_name)
+
+
+def _quick_cell(ws: Any, row: int, col: int, value: Any, text: bool) -> XlCell | None:
+    """`ws.cell(row, col)` holding `value`, made without openpyxl's per-cell checks, for the values whose data
+    type is plain (a number, a blank, plan text, a formula); None for any other (the caller takes openpyxl's
+    way). The same cell as `ws.cell(row, col).value = value` makes (plan text: data type "s" whatever it
+    starts with): `tests/workbook/test_quick_cells.py`. A portfolio's book has 17,000-250,000 of them."""
+    if value is None or type(value) in (int, float):
+        kind = "n"
+    elif type(value) is str and len(value) <= _CELL_TEXT and value not in ERROR_CODES \
+            and not ILLEGAL_CHARACTERS_RE.search(value):
+        kind = "f" if not text and len(value) > 1 and value[0] == "=" else "s"
+    else:
+        return None
+    made = XlCell.__new__(XlCell)
+    made.parent, made.row, made.column, made._value, made.data_type = ws, row, col, value, kind
+    made._hyperlink = made._comment = None
+    ws._cells[(row, col)] = made
+    return made
 
 
 def _letter(col: int) -> str:
