@@ -222,13 +222,15 @@ def generate(spec: str | Path | None = None, out: PathLike | None = None, *,
     check_password(password)
     source, text = resolve(spec)
     plan, book = plan_and_book(text, source, strict=strict)  # laid out once: refused and written
+    laid_out = [book]  # handed over: the writer drops the layout once rendered (peak memory)
+    del book
     out = Path(out) if out is not None else Path(f"{plan.name}.xlsx")
     inputs = _plan_files(spec)
     check_destination(out, protect=inputs)
     if not force:
         ensure_replaceable(out)
     try:
-        return (write_workbook_saying(plan, text, out, protect=inputs, password=password, blueprint=book),
+        return (write_workbook_saying(plan, text, out, protect=inputs, password=password, laid_out=laid_out),
                 compute_breakdown(plan))
     except PlanError as exc:  # ids that make one defined name: the plan file is at fault, not its `name:`
         raise exc.with_source(source) from None
