@@ -87,14 +87,19 @@ def evaluate_fast(source: Any, cells: Mapping[str, tuple[str, str]] | None = Non
     evaluator = _evaluated(CellGrid(load_workbook_of(source)))
     grid = evaluator.grid
     names = {}
+    value_at = evaluator.raw_value
+    areas = grid.names
     for name in grid.workbook.defined_names:
-        value = evaluator.raw_value(grid.names[name.upper()])
-        names[name] = None if value is None else plain(value)
+        value = value_at(areas[name.upper()])
+        names[name] = value if type(value) in _PLAIN else None if value is None else plain(value)
     for name, (sheet, cell) in (cells or {}).items():
         area = parse_ref(cell, sheet)
-        value = None if area is None else evaluator.raw_value(area)
-        names[name] = None if value is None else plain(value)
+        value = None if area is None else value_at(area)
+        names[name] = value if type(value) in _PLAIN else None if value is None else plain(value)
     return names
+
+
+_PLAIN = frozenset({float, int, str, bool})  # what `plain` returns unchanged: most values, spared its tests
 
 
 def evaluate_cells(workbook: Any) -> dict[CellKey, Any]:
@@ -223,6 +228,7 @@ class _Evaluator:
     def __init__(self, grid: CellGrid):
         self.grid = grid
         self.results: dict[CellKey, Any] = {}  # the cell's value, as a 1x1 result holds it; absent: no value
+        self._sheets, self._formulas, self._values = grid.sheets, grid.formulas, grid.values
 
     def compute(self, batch: list[CellKey], plans: dict[CellKey, FormulaPlan]) -> None:
         """Store the result of every cell of the batch that has one (see `_batches`).
@@ -330,14 +336,14 @@ class _Evaluator:
     def raw_value(self, target: Area) -> Any:
         """What a single cell holds as a 1x1 result would (a Ranges for an area); None: no value."""
         sheet, r1, c1, r2, c2 = target
-        if (r1, c1) != (r2, c2):
+        if r1 != r2 or c1 != c2:
             return self.value_of(target)
-        if sheet not in self.grid.sheets:
+        if sheet not in self._sheets:
             return _error("#REF!")
         key = (sheet, r1, c1)
-        if key in self.grid.formulas:
+        if key in self._formulas:
             return self.results.get(key)
-        return self.grid.values.get(key, sh.EMPTY)
+        return self._values.get(key, sh.EMPTY)
 
     def value_of(self, target: Area) -> Ranges | None:
         """A Ranges for a reference, or None when a formula cell it covers has no value."""
