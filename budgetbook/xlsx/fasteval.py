@@ -69,7 +69,8 @@ from ..progress import stage
 from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters, parse_ref
 from .lean_book import LeanWorkbook
 from .numeric import NumericShape
-from .shapes import Compiled, FormulaPlan, StepFailed, plan_formulas
+from .shapes import Compiled, FormulaPlan, plan_formulas
+from .steps import StepFailed
 from .values import plain
 
 if TYPE_CHECKING:  # `formulas` is imported only for the cells `numeric` leaves to it
