@@ -69,6 +69,7 @@ from ..progress import stage
 from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters, parse_ref
 from .lean_book import LeanWorkbook
 from .numeric import NumericShape
+from .schedule import batches
 from .shapes import Compiled, FormulaPlan, plan_formulas
 from .steps import StepFailed
 from .values import plain
@@ -79,7 +80,6 @@ if TYPE_CHECKING:  # `formulas` is imported only for the cells `numeric` leaves 
 __all__ = ["Unsupported", "evaluate_cells", "evaluate_fast"]
 
 _NO_VALUE = object()  # a formula that raised: its cell, and every cell reading it, stays without a value
-_VISITING, _DONE = 1, 2
 
 
 def evaluate_fast(source: Any, cells: Mapping[str, tuple[str, str]] | None = None) -> dict[str, Any]:
@@ -114,10 +114,8 @@ def evaluate_cells(workbook: Any) -> dict[CellKey, Any]:
 def _evaluated(grid: CellGrid) -> _Evaluator:
     stage("evaluating", len(grid.formulas), "formula cells")
     plans = plan_formulas(grid)
-    deps = _dependencies(grid, plans)
-    order, on_cycle = _evaluation_order(deps)
     evaluator = _Evaluator(grid)
-    for batch in _batches(order, on_cycle, deps, plans):
+    for batch in batches(grid, plans):
         evaluator.compute(batch, plans)
     return evaluator
 
@@ -140,70 +138,6 @@ def load_workbook_of(source: Any) -> Any:
         return load_workbook(io.BytesIO(data), read_only=False)
     except Exception as exc:  # noqa: BLE001  anything openpyxl cannot read is ExcelModel's to report
         raise Unsupported(f"openpyxl: {type(exc).__name__}") from None
-
-
-def _dependencies(grid: CellGrid, plans: dict[CellKey, FormulaPlan]) -> dict[CellKey, list[CellKey]]:
-    """The formula cells each formula cell reads."""
-    return {cell: sorted({d for t in plan.targets for d in _formula_cells_in(grid, t)})
-            for cell, plan in plans.items()}
-
-
-def _formula_cells_in(grid: CellGrid, target: Area) -> list[CellKey]:
-    sheet, r1, c1, r2, c2 = target
-    if (r1, c1) == (r2, c2):
-        return [(sheet, r1, c1)] if (sheet, r1, c1) in grid.formulas else []
-    # walk whichever is smaller: the area's cells or all formula cells
-    if (r2 - r1 + 1) * (c2 - c1 + 1) <= len(grid.formulas):
-        return [(sheet, r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)
-                if (sheet, r, c) in grid.formulas]
-    return [k for k in grid.formulas if k[0] == sheet and r1 <= k[1] <= r2 and c1 <= k[2] <= c2]
-
-
-def _evaluation_order(deps: dict[CellKey, list[CellKey]]) -> tuple[list[CellKey], set[CellKey]]:
-    """(every cell after the cells it reads, the cells on a cycle); iterative, so no depth limit applies."""
-    order: list[CellKey] = []
-    state: dict[CellKey, int] = {}
-    on_cycle: set[CellKey] = set()
-    for root, children in deps.items():
-        if root in state:
-            continue
-        stack = [(root, iter(children))]
-        state[root] = _VISITING
-        while stack:
-            node, pending = stack[-1]
-            for nxt in pending:
-                seen = state.get(nxt)
-                if seen is None:
-                    state[nxt] = _VISITING
-                    stack.append((nxt, iter(deps[nxt])))
-                    break
-                if seen == _VISITING:  # back edge: every cell on the stack from nxt on is on a cycle
-                    idx = next(i for i, (n, _) in enumerate(stack) if n == nxt)
-                    on_cycle.update(n for n, _ in stack[idx:])
-            else:
-                stack.pop()
-                state[node] = _DONE
-                order.append(node)
-    return order, on_cycle
-
-
-def _batches(order: list[CellKey], on_cycle: set[CellKey], deps: dict[CellKey, list[CellKey]],
-             plans: dict[CellKey, FormulaPlan]) -> list[list[CellKey]]:
-    """The cells to compute, in batches: one batch per elementwise shape per level, else one cell each.
-
-    A cell's level is one more than the highest level of the formula cells it reads, so no cell reads
-    a cell of its own level or a later one: a level's cells can be computed in any grouping.
-    """
-    level: dict[CellKey, int] = {}
-    by_level: dict[int, dict[Any, list[CellKey]]] = {}
-    for cell in order:
-        if cell in on_cycle:
-            continue
-        level[cell] = depth = 1 + max((level.get(d, 0) for d in deps[cell]), default=0)
-        shape = plans[cell].shape
-        key = id(shape) if shape.batchable else cell
-        by_level.setdefault(depth, {}).setdefault(key, []).append(cell)
-    return [batch for depth in sorted(by_level) for batch in by_level[depth].values()]
 
 
 @cache
@@ -232,7 +166,7 @@ class _Evaluator:
         self._sheets, self._formulas, self._values = grid.sheets, grid.formulas, grid.values
 
     def compute(self, batch: list[CellKey], plans: dict[CellKey, FormulaPlan]) -> None:
-        """Store the result of every cell of the batch that has one (see `_batches`).
+        """Store the result of every cell of the batch that has one (see `schedule.batches`).
 
         `numeric` computes what it can; `formulas` the cells it refuses, and shapes it cannot read.
         """
