@@ -60,6 +60,8 @@ import io
 import os
 from collections.abc import Mapping
 from functools import cache
+from itertools import compress, repeat
+from operator import is_
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -80,6 +82,7 @@ if TYPE_CHECKING:  # `formulas` is imported only for the cells `numeric` leaves 
 __all__ = ["Unsupported", "evaluate_cells", "evaluate_fast"]
 
 _NO_VALUE = object()  # a formula that raised: its cell, and every cell reading it, stays without a value
+_NOT_COMPUTED = object()  # no result there (`_cell_values`): a formula without one, a value, a blank, no sheet
 
 
 def evaluate_fast(source: Any, cells: Mapping[str, tuple[str, str]] | None = None) -> dict[str, Any]:
@@ -180,17 +183,21 @@ class _Evaluator:
 
     def _compute_numeric(self, batch: list[CellKey], plans: dict[CellKey, FormulaPlan],
                          numeric: NumericShape) -> list[CellKey]:
-        """Compute the batch with numpy where `numeric` answers; the cells it refuses, for `formulas`."""
-        cells: list[CellKey] = []
+        """Compute the batch with numpy where `numeric` answers; the cells it refuses, for `formulas`.
+
+        The inputs are gathered a column (placeholder) at a time; a cell with an input without a value is
+        left without one, as alone.
+        """
+        rows = [plans[cell].targets for cell in batch]
         columns: dict[int, list[Any]] = {}
-        for cell in batch:
-            targets = plans[cell].targets
-            row = [self._area_cells(t) if i in numeric.ranges else self.raw_value(t) for i, t in enumerate(targets)]
-            if any(v is None for v in row):
-                continue  # an input without a value: so is this cell, as alone
-            cells.append(cell)
-            for i, value in enumerate(row):
-                columns.setdefault(i, []).append(value)
+        for i in range(len(rows[0])):
+            targets = [row[i] for row in rows]
+            columns[i] = [self._area_cells(t) for t in targets] if i in numeric.ranges else self._cell_values(targets)
+        cells = batch
+        if any(any(map(is_, column, repeat(None))) for column in columns.values()):
+            keep = [all(column[j] is not None for column in columns.values()) for j in range(len(batch))]
+            cells = list(compress(batch, keep))
+            columns = {i: list(compress(column, keep)) for i, column in columns.items()}
         if not cells:
             return []
         values, ok = numeric.run(columns, len(cells))
@@ -267,6 +274,19 @@ class _Evaluator:
             return _error("#NAME?") if isinstance(ex.ex, NotImplementedError) else _NO_VALUE
         except Exception:  # noqa: BLE001  as ExcelModel's dispatcher: a formula that raises has no value
             return _NO_VALUE
+
+    def _cell_values(self, targets: list[Area]) -> list[Any]:
+        """`raw_value` of each of `targets`, every one a single cell: a formula cell's result found by one
+        look-up, the others (not computed, a value, a blank, another sheet) one by one."""
+        formulas, values, results = self._formulas, self._values, self.results
+        keys = [target[:3] for target in targets]
+        out = [results.get(key, _NOT_COMPUTED) for key in keys]
+        if any(map(is_, out, repeat(_NOT_COMPUTED))):
+            for j, key in enumerate(keys):
+                if out[j] is _NOT_COMPUTED:
+                    value = None if key in formulas else values.get(key, _NOT_COMPUTED)
+                    out[j] = self.raw_value(targets[j]) if value is _NOT_COMPUTED else value
+        return out
 
     def raw_value(self, target: Area) -> Any:
         """What a single cell holds as a 1x1 result would (a Ranges for an area); None: no value."""
