@@ -125,12 +125,9 @@ class CellGrid:
         self.sheets: dict[str, Any] = self._read_sheets(workbook)
         self.formulas: dict[CellKey, str] = {}  # formula text, `=` included
         self.values: dict[CellKey, Any] = {}    # plain value of every other non-empty cell
+        self.extent: dict[str, tuple[int, int]] = {}  # SHEET -> (last row, last column) holding a value or formula
         for title, ws in self.sheets.items():
             self._read_cells(title, ws)
-        self.extent: dict[str, tuple[int, int]] = {}  # SHEET -> (last row, last column) holding a value or formula
-        for sheet, row, col in (*self.formulas, *self.values):
-            last_row, last_col = self.extent.get(sheet, (1, 1))
-            self.extent[sheet] = (max(last_row, row), max(last_col, col))
         self.whole_line_names: set[str] = set()  # names of whole columns or rows, held cut (`clamp`)
         self.names: dict[str, Area] = self._read_names(workbook)
 
@@ -178,10 +175,15 @@ class CellGrid:
         return names
 
     def _read_cells(self, title: str, ws: Any) -> None:
+        last_row = last_col = 0
         for (row, col), cell in ws._cells.items():
             value = cell.value
             if value is None:
                 continue
+            if row > last_row:
+                last_row = row
+            if col > last_col:
+                last_col = col
             dt = cell.data_type
             if dt == "f":
                 if not isinstance(value, str):
@@ -198,3 +200,5 @@ class CellGrid:
                 self.values[(title, row, col)] = value
             else:
                 raise Unsupported(f"cell of type {dt!r}")
+        if last_row:
+            self.extent[title] = (last_row, last_col)
