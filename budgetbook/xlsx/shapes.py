@@ -213,7 +213,8 @@ class ShapeMemo:
                 targets.append(target)
             placed.append(i)
             placed.append(size)
-        literals = tuple(_filled(pieces, n, runs, at + start) for pieces, n, start in template.literals)
+        literals = tuple([_filled(pieces, n, runs, at + start) for pieces, n, start in template.literals]) \
+            if template.literals else ()
         shape = (template, literals, tuple(placed))
         text = self.texts.get(shape)
         if text is None:
