@@ -18,9 +18,9 @@ MAX_RANGE_CELLS = 100_000
 Area = tuple[str, int, int, int, int]  # (SHEET, r1, c1, r2, c2); the sheet may not exist
 CellKey = tuple[str, int, int]         # (SHEET, row, col)
 
-_CELL = r"(\$?)([A-Za-z]{1,3})(\$?)([0-9]{1,7})"
+_CELL = r"\$?([A-Za-z]{1,3})\$?([0-9]{1,7})"
 _SHEET = r"(?:(?P<sheet>'(?:[^']|'')+'|[A-Za-z_][A-Za-z0-9_.]*)!)?"
-_REF_RE = re.compile(rf"^{_SHEET}{_CELL}(?::{_CELL})?$")
+_REF_RE = re.compile(rf"^{_SHEET}{_CELL}(?::{_CELL})?$")  # groups: sheet, letters, row, letters, row
 _COLUMNS_RE = re.compile(rf"^{_SHEET}\$?(?P<a>[A-Za-z]{{1,3}}):\$?(?P<b>[A-Za-z]{{1,3}})$")  # A:A, $B:$D
 _ROWS_RE = re.compile(rf"^{_SHEET}\$?(?P<a>[0-9]{{1,7}}):\$?(?P<b>[0-9]{{1,7}})$")              # 3:3, $1:$5
 MAX_ROW, MAX_COL = 1048576, 16384
@@ -30,6 +30,7 @@ class Unsupported(Exception):
     """The fast path does not handle this workbook; evaluate it with ExcelModel instead."""
 
 
+@cache  # called for every reference a workbook is read with (~100,000 at 44,000 formula cells)
 def col_index(letters: str) -> int:
     n = 0
     for ch in letters.upper():
@@ -60,19 +61,34 @@ def _sheet_of(m: re.Match, sheet: str | None) -> str | None:
 def parse_ref(text: str, sheet: str | None) -> Area | None:
     """The area of an A1 cell or range, optionally sheet-qualified (else on `sheet`); None if not one."""
     m = _REF_RE.match(text)
-    if not m:
+    if m is None:
         return None
-    sheet = _sheet_of(m, sheet)
-    if sheet is None:
+    quoted, a, r1, b, r2 = m.groups()
+    if quoted is not None:
+        title = _sheet_title(quoted)
+    elif sheet is None:
         return None
-    c1, r1 = col_index(m.group(3)), int(m.group(5))
-    if m.group(7) is not None:
-        c2, r2 = col_index(m.group(7)), int(m.group(9))
     else:
-        c2, r2 = c1, r1
-    if not (1 <= r1 <= MAX_ROW and 1 <= r2 <= MAX_ROW and 1 <= c1 <= MAX_COL and 1 <= c2 <= MAX_COL):
+        title = sheet.upper()
+    c1, row1 = col_index(a), int(r1)
+    if b is None:  # one cell
+        if 1 <= row1 <= MAX_ROW and 1 <= c1 <= MAX_COL:
+            return (title, row1, c1, row1, c1)
         return None
-    return _bounded((sheet.upper(), min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)))
+    c2, row2 = col_index(b), int(r2)
+    if not (1 <= row1 <= MAX_ROW and 1 <= row2 <= MAX_ROW and 1 <= c1 <= MAX_COL and 1 <= c2 <= MAX_COL):
+        return None
+    return _bounded((title, min(row1, row2), min(c1, c2), max(row1, row2), max(c1, c2)))
+
+
+@cache  # a workbook names a few sheets ~100,000 times; an external reference raises, and is not kept
+def _sheet_title(quoted: str) -> str:
+    """The upper-case title of a reference's sheet prefix as written (`'Cash flow'`, `Inputs`)."""
+    if quoted.startswith("'"):
+        quoted = quoted[1:-1].replace("''", "'")
+    if "[" in quoted or "]" in quoted:
+        raise Unsupported("external reference")
+    return quoted.upper()
 
 
 def _bounded(area: Area) -> Area:
@@ -109,12 +125,9 @@ class CellGrid:
         self.sheets: dict[str, Any] = self._read_sheets(workbook)
         self.formulas: dict[CellKey, str] = {}  # formula text, `=` included
         self.values: dict[CellKey, Any] = {}    # plain value of every other non-empty cell
+        self.extent: dict[str, tuple[int, int]] = {}  # SHEET -> (last row, last column) holding a value or formula
         for title, ws in self.sheets.items():
             self._read_cells(title, ws)
-        self.extent: dict[str, tuple[int, int]] = {}  # SHEET -> (last row, last column) holding a value or formula
-        for sheet, row, col in (*self.formulas, *self.values):
-            last_row, last_col = self.extent.get(sheet, (1, 1))
-            self.extent[sheet] = (max(last_row, row), max(last_col, col))
         self.whole_line_names: set[str] = set()  # names of whole columns or rows, held cut (`clamp`)
         self.names: dict[str, Area] = self._read_names(workbook)
 
@@ -162,10 +175,15 @@ class CellGrid:
         return names
 
     def _read_cells(self, title: str, ws: Any) -> None:
+        last_row = last_col = 0
         for (row, col), cell in ws._cells.items():
             value = cell.value
             if value is None:
                 continue
+            if row > last_row:
+                last_row = row
+            if col > last_col:
+                last_col = col
             dt = cell.data_type
             if dt == "f":
                 if not isinstance(value, str):
@@ -182,3 +200,5 @@ class CellGrid:
                 self.values[(title, row, col)] = value
             else:
                 raise Unsupported(f"cell of type {dt!r}")
+        if last_row:
+            self.extent[title] = (last_row, last_col)

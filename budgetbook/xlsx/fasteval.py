@@ -56,10 +56,14 @@ cannot parse or compile.
 """
 from __future__ import annotations
 
+import gc
 import io
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from functools import cache
+from itertools import compress, repeat
+from operator import is_
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -69,7 +73,9 @@ from ..progress import stage
 from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters, parse_ref
 from .lean_book import LeanWorkbook
 from .numeric import NumericShape
-from .shapes import Compiled, FormulaPlan, StepFailed, plan_formulas
+from .schedule import batches
+from .shapes import Compiled, FormulaPlan, plan_formulas
+from .steps import StepFailed
 from .values import plain
 
 if TYPE_CHECKING:  # `formulas` is imported only for the cells `numeric` leaves to it
@@ -78,23 +84,32 @@ if TYPE_CHECKING:  # `formulas` is imported only for the cells `numeric` leaves 
 __all__ = ["Unsupported", "evaluate_cells", "evaluate_fast"]
 
 _NO_VALUE = object()  # a formula that raised: its cell, and every cell reading it, stays without a value
-_VISITING, _DONE = 1, 2
+_NOT_COMPUTED = object()  # no result there (`_cell_values`): a formula without one, a value, a blank, no sheet
 
 
 def evaluate_fast(source: Any, cells: Mapping[str, tuple[str, str]] | None = None) -> dict[str, Any]:
     """{defined name: value} for every workbook-scoped name, and {name: value} of each of `cells`
     ({name: (sheet title, "C7")}); Excel errors as text; see the module doc."""
-    evaluator = _evaluated(CellGrid(load_workbook_of(source)))
+    with _collector_paused():
+        return _named_values(_evaluated(CellGrid(load_workbook_of(source))), cells)
+
+
+def _named_values(evaluator: _Evaluator, cells: Mapping[str, tuple[str, str]] | None) -> dict[str, Any]:
     grid = evaluator.grid
     names = {}
+    value_at = evaluator.raw_value
+    areas = grid.names
     for name in grid.workbook.defined_names:
-        value = evaluator.raw_value(grid.names[name.upper()])
-        names[name] = None if value is None else plain(value)
+        value = value_at(areas[name.upper()])
+        names[name] = value if type(value) in _PLAIN else None if value is None else plain(value)
     for name, (sheet, cell) in (cells or {}).items():
         area = parse_ref(cell, sheet)
-        value = None if area is None else evaluator.raw_value(area)
-        names[name] = None if value is None else plain(value)
+        value = None if area is None else value_at(area)
+        names[name] = value if type(value) in _PLAIN else None if value is None else plain(value)
     return names
+
+
+_PLAIN = frozenset({float, int, str, bool})  # what `plain` returns unchanged: most values, spared its tests
 
 
 def evaluate_cells(workbook: Any) -> dict[CellKey, Any]:
@@ -102,16 +117,32 @@ def evaluate_cells(workbook: Any) -> dict[CellKey, Any]:
     numpy scalars, Excel errors as `XlError`); for a workbook being written (`workbook.cached`), whose
     text cells still hold the `_xHHHH_` escapes the file will carry. Raises `Unsupported` like
     `evaluate_fast`."""
-    return dict(_evaluated(CellGrid(workbook, decode_text=True)).results)
+    with _collector_paused():
+        return dict(_evaluated(CellGrid(workbook, decode_text=True)).results)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector held off while a workbook is evaluated, and as it was after.
+
+    The evaluator builds a few objects a cell (areas, plans, results); every ~700 of them the collector
+    runs, and now and then it walks every object alive, the opened workbook's too: ~0.3 of 1.3 CPU s
+    at 44,000 formula cells. What evaluating leaves for it is collected when it runs again after.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _evaluated(grid: CellGrid) -> _Evaluator:
     stage("evaluating", len(grid.formulas), "formula cells")
     plans = plan_formulas(grid)
-    deps = _dependencies(grid, plans)
-    order, on_cycle = _evaluation_order(deps)
     evaluator = _Evaluator(grid)
-    for batch in _batches(order, on_cycle, deps, plans):
+    for batch in batches(grid, plans):
         evaluator.compute(batch, plans)
     return evaluator
 
@@ -134,70 +165,6 @@ def load_workbook_of(source: Any) -> Any:
         return load_workbook(io.BytesIO(data), read_only=False)
     except Exception as exc:  # noqa: BLE001  anything openpyxl cannot read is ExcelModel's to report
         raise Unsupported(f"openpyxl: {type(exc).__name__}") from None
-
-
-def _dependencies(grid: CellGrid, plans: dict[CellKey, FormulaPlan]) -> dict[CellKey, list[CellKey]]:
-    """The formula cells each formula cell reads."""
-    return {cell: sorted({d for t in plan.targets for d in _formula_cells_in(grid, t)})
-            for cell, plan in plans.items()}
-
-
-def _formula_cells_in(grid: CellGrid, target: Area) -> list[CellKey]:
-    sheet, r1, c1, r2, c2 = target
-    if (r1, c1) == (r2, c2):
-        return [(sheet, r1, c1)] if (sheet, r1, c1) in grid.formulas else []
-    # walk whichever is smaller: the area's cells or all formula cells
-    if (r2 - r1 + 1) * (c2 - c1 + 1) <= len(grid.formulas):
-        return [(sheet, r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)
-                if (sheet, r, c) in grid.formulas]
-    return [k for k in grid.formulas if k[0] == sheet and r1 <= k[1] <= r2 and c1 <= k[2] <= c2]
-
-
-def _evaluation_order(deps: dict[CellKey, list[CellKey]]) -> tuple[list[CellKey], set[CellKey]]:
-    """(every cell after the cells it reads, the cells on a cycle); iterative, so no depth limit applies."""
-    order: list[CellKey] = []
-    state: dict[CellKey, int] = {}
-    on_cycle: set[CellKey] = set()
-    for root, children in deps.items():
-        if root in state:
-            continue
-        stack = [(root, iter(children))]
-        state[root] = _VISITING
-        while stack:
-            node, pending = stack[-1]
-            for nxt in pending:
-                seen = state.get(nxt)
-                if seen is None:
-                    state[nxt] = _VISITING
-                    stack.append((nxt, iter(deps[nxt])))
-                    break
-                if seen == _VISITING:  # back edge: every cell on the stack from nxt on is on a cycle
-                    idx = next(i for i, (n, _) in enumerate(stack) if n == nxt)
-                    on_cycle.update(n for n, _ in stack[idx:])
-            else:
-                stack.pop()
-                state[node] = _DONE
-                order.append(node)
-    return order, on_cycle
-
-
-def _batches(order: list[CellKey], on_cycle: set[CellKey], deps: dict[CellKey, list[CellKey]],
-             plans: dict[CellKey, FormulaPlan]) -> list[list[CellKey]]:
-    """The cells to compute, in batches: one batch per elementwise shape per level, else one cell each.
-
-    A cell's level is one more than the highest level of the formula cells it reads, so no cell reads
-    a cell of its own level or a later one: a level's cells can be computed in any grouping.
-    """
-    level: dict[CellKey, int] = {}
-    by_level: dict[int, dict[Any, list[CellKey]]] = {}
-    for cell in order:
-        if cell in on_cycle:
-            continue
-        level[cell] = depth = 1 + max((level.get(d, 0) for d in deps[cell]), default=0)
-        shape = plans[cell].shape
-        key = id(shape) if shape.batchable else cell
-        by_level.setdefault(depth, {}).setdefault(key, []).append(cell)
-    return [batch for depth in sorted(by_level) for batch in by_level[depth].values()]
 
 
 @cache
@@ -223,9 +190,10 @@ class _Evaluator:
     def __init__(self, grid: CellGrid):
         self.grid = grid
         self.results: dict[CellKey, Any] = {}  # the cell's value, as a 1x1 result holds it; absent: no value
+        self._sheets, self._formulas, self._values = grid.sheets, grid.formulas, grid.values
 
     def compute(self, batch: list[CellKey], plans: dict[CellKey, FormulaPlan]) -> None:
-        """Store the result of every cell of the batch that has one (see `_batches`).
+        """Store the result of every cell of the batch that has one (see `schedule.batches`).
 
         `numeric` computes what it can; `formulas` the cells it refuses, and shapes it cannot read.
         """
@@ -239,17 +207,21 @@ class _Evaluator:
 
     def _compute_numeric(self, batch: list[CellKey], plans: dict[CellKey, FormulaPlan],
                          numeric: NumericShape) -> list[CellKey]:
-        """Compute the batch with numpy where `numeric` answers; the cells it refuses, for `formulas`."""
-        cells: list[CellKey] = []
+        """Compute the batch with numpy where `numeric` answers; the cells it refuses, for `formulas`.
+
+        The inputs are gathered a column (placeholder) at a time; a cell with an input without a value is
+        left without one, as alone.
+        """
+        rows = [plans[cell].targets for cell in batch]
         columns: dict[int, list[Any]] = {}
-        for cell in batch:
-            targets = plans[cell].targets
-            row = [self._area_cells(t) if i in numeric.ranges else self.raw_value(t) for i, t in enumerate(targets)]
-            if any(v is None for v in row):
-                continue  # an input without a value: so is this cell, as alone
-            cells.append(cell)
-            for i, value in enumerate(row):
-                columns.setdefault(i, []).append(value)
+        for i in range(len(rows[0])):
+            targets = [row[i] for row in rows]
+            columns[i] = [self._area_cells(t) for t in targets] if i in numeric.ranges else self._cell_values(targets)
+        cells = batch
+        if any(any(map(is_, column, repeat(None))) for column in columns.values()):
+            keep = [all(column[j] is not None for column in columns.values()) for j in range(len(batch))]
+            cells = list(compress(batch, keep))
+            columns = {i: list(compress(column, keep)) for i, column in columns.items()}
         if not cells:
             return []
         values, ok = numeric.run(columns, len(cells))
@@ -327,17 +299,30 @@ class _Evaluator:
         except Exception:  # noqa: BLE001  as ExcelModel's dispatcher: a formula that raises has no value
             return _NO_VALUE
 
+    def _cell_values(self, targets: list[Area]) -> list[Any]:
+        """`raw_value` of each of `targets`, every one a single cell: a formula cell's result found by one
+        look-up, the others (not computed, a value, a blank, another sheet) one by one."""
+        formulas, values, results = self._formulas, self._values, self.results
+        keys = [target[:3] for target in targets]
+        out = [results.get(key, _NOT_COMPUTED) for key in keys]
+        if any(map(is_, out, repeat(_NOT_COMPUTED))):
+            for j, key in enumerate(keys):
+                if out[j] is _NOT_COMPUTED:
+                    value = None if key in formulas else values.get(key, _NOT_COMPUTED)
+                    out[j] = self.raw_value(targets[j]) if value is _NOT_COMPUTED else value
+        return out
+
     def raw_value(self, target: Area) -> Any:
         """What a single cell holds as a 1x1 result would (a Ranges for an area); None: no value."""
         sheet, r1, c1, r2, c2 = target
-        if (r1, c1) != (r2, c2):
+        if r1 != r2 or c1 != c2:
             return self.value_of(target)
-        if sheet not in self.grid.sheets:
+        if sheet not in self._sheets:
             return _error("#REF!")
         key = (sheet, r1, c1)
-        if key in self.grid.formulas:
+        if key in self._formulas:
             return self.results.get(key)
-        return self.grid.values.get(key, sh.EMPTY)
+        return self._values.get(key, sh.EMPTY)
 
     def value_of(self, target: Area) -> Ranges | None:
         """A Ranges for a reference, or None when a formula cell it covers has no value."""

@@ -46,14 +46,8 @@ import numpy as np
 import schedula as sh
 from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
 
-NUM, BOOL, OTHER, BLANK, TEXT = 0, 1, 2, 3, 4
+from .numeric_tree import BLANK, BOOL, NUM, OTHER, TEXT, Node, NotNumeric, Parser
 
-_BINARY = {  # Excel's precedence, as `formulas` has it: comparisons 1, + - 3, * / 4
-    "=": 1, "<>": 1, "<": 1, ">": 1, "<=": 1, ">=": 1, "&": 2, "+": 3, "-": 3, "*": 4, "/": 4,
-}
-_PERCENT, _PREFIX = 6, 7
-_FUNCTIONS = {"SUM", "AND", "OR", "ISNUMBER", "ABS", "IF", "MAX", "MIN", "CHOOSE", "ROUND", "INT", "MOD", "SUMIF",
-              "SUMIFS"}
 # a SUMIF/SUMIFS text criterion computed here: an id as budgetbook writes them (a market's), no wildcard,
 # operator, number, boolean or error in it (those `formulas` reads as such: its rules, not ours)
 _ID_CRITERION = re.compile(r"[a-z][a-z0-9_]*")
@@ -61,13 +55,6 @@ BIG = 1e15  # ROUND, INT, MOD and `&` leave numbers this big to formulas (Decima
 _COMPARE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "=": np.equal, "<>": np.not_equal, "<": np.less, ">": np.greater, "<=": np.less_equal, ">=": np.greater_equal,
 }
-
-
-class _NotNumeric(Exception):
-    """The shape uses what this module does not compute: `formulas` takes it whole."""
-
-
-Node = tuple  # ("in", i) | ("const", value, kind) | ("neg", n) | ("pct", n) | ("op", sym, a, b) | ("call", F, args)
 
 
 class NumericShape:
@@ -85,7 +72,10 @@ class NumericShape:
         """
         bad = np.zeros(count, bool)
         values, kinds = _Run(columns, count, bad).eval(self.tree)
-        bad |= (kinds == OTHER) | (kinds == BLANK) | np.array([v == "" for v in values] or [], bool)
+        bad |= (kinds == OTHER) | (kinds == BLANK)
+        text = kinds == TEXT
+        if text.any():  # the empty text is formulas' to give (an empty text's kind is OTHER; `&` makes TEXT)
+            bad[text] |= np.array([v == "" for v in values[text]], bool)
         return list(values), ~bad
 
 
@@ -93,11 +83,11 @@ def compile_numeric(shape_text: str) -> NumericShape | None:
     """The numeric program of a shape (`=PH0!A1*PH1!A1`), or None when `formulas` must compute it."""
     try:
         tokens = [t for t in Tokenizer(shape_text).items if t.type != Token.WSPACE]
-        parser = _Parser(tokens)
+        parser = Parser(tokens)
         tree = parser.expression(0)
         if parser.pos != len(tokens):
-            raise _NotNumeric
-    except (_NotNumeric, TokenizerError, IndexError, ValueError):
+            raise NotNumeric
+    except (NotNumeric, TokenizerError, IndexError, ValueError):
         return None
     return NumericShape(tree, frozenset(parser.ranges))
 
@@ -108,110 +98,19 @@ def _has_call(node: Node, name: str) -> bool:
     return any(_has_call(child, name) for child in node[1:] if isinstance(child, tuple))
 
 
-class _Parser:
-    """Precedence climbing over openpyxl's tokens, with the precedences `formulas` uses."""
+def _kinds(column: list[Any]) -> np.ndarray:
+    """`_kind` of each value: at once where every one is a Python float or int (most columns)."""
+    if set(map(type, column)) <= _FLOAT_OR_INT:
+        try:
+            numbers = np.array(column, float)
+        except OverflowError:
+            pass  # an int past a float's range: `_kind` says what it is
+        else:
+            return np.where(np.isfinite(numbers), NUM, OTHER).astype(np.int8)
+    return np.fromiter(map(_kind, column), np.int8, len(column))
 
-    def __init__(self, tokens: list[Token]):
-        self.tokens, self.pos = tokens, 0
-        self.ranges: set[int] = set()
 
-    def peek(self) -> Token | None:
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
-
-    def take(self) -> Token:
-        token = self.tokens[self.pos]
-        self.pos += 1
-        return token
-
-    def expression(self, floor: int) -> Node:
-        node = self.unary()
-        while (token := self.peek()) is not None:
-            if token.type == Token.OP_POST and token.value == "%" and _PERCENT >= floor:
-                self.take()
-                if node[0] == "pct":
-                    raise _NotNumeric  # `5%%`: Excel's, but not a formula `formulas` parses
-                node = ("pct", node)
-            elif token.type == Token.OP_IN and token.value in _BINARY and _BINARY[token.value] >= floor:
-                self.take()
-                node = ("op", token.value, node, self.expression(_BINARY[token.value] + 1))
-            else:
-                break
-        return node
-
-    def unary(self) -> Node:
-        token = self.take()
-        if token.type == Token.OP_PRE and token.value in "+-":
-            following = self.peek()
-            if following is not None and following.type == Token.OP_PRE:
-                raise _NotNumeric  # formulas folds runs of signs (`-+-x` is `+x`, its value unconverted)
-            operand = self.expression(_PREFIX)
-            return ("neg", operand) if token.value == "-" else ("plus", operand)
-        if token.type == Token.PAREN and token.subtype == Token.OPEN:
-            node = self.expression(0)
-            if self.take().value != ")":
-                raise _NotNumeric
-            return node
-        if token.type == Token.FUNC and token.subtype == Token.OPEN:
-            return self.call(token.value[:-1].upper())
-        if token.type == Token.OPERAND:
-            return self.operand(token)
-        raise _NotNumeric
-
-    def call(self, name: str) -> Node:
-        if name not in _FUNCTIONS:
-            raise _NotNumeric
-        args: list[Node] = []
-        following = self.peek()
-        if following is not None and following.type == Token.FUNC and following.subtype == Token.CLOSE:
-            raise _NotNumeric  # no arguments: Excel says what that means
-        while True:
-            args.append(self.expression(0))
-            token = self.take()
-            if token.type == Token.FUNC and token.subtype == Token.CLOSE:
-                break
-            if not (token.type == Token.SEP and token.subtype == Token.ARG):
-                raise _NotNumeric
-        if name in ("ISNUMBER", "ABS", "INT") and len(args) != 1 or name == "IF" and len(args) not in (2, 3) \
-                or name == "CHOOSE" and len(args) < 2 or name == "MOD" and len(args) != 2:
-            raise _NotNumeric
-        if name in ("SUMIF", "SUMIFS"):
-            self._sumif(name, args)
-            return ("call", name, args)
-        if name == "ROUND" and (len(args) != 2 or not (args[1][0] == "const" and type(args[1][1]) is int
-                                                      or args[1][0] == "in" and args[1][1] not in self.ranges)):
-            raise _NotNumeric  # digits: an integer literal or one cell (holding a whole number, `_round`)
-        for arg in args:  # a range only where its cells are the arguments (SUM(A1:A9), AND(C2:C40))
-            if arg[0] == "in" and arg[1] in self.ranges and name not in ("SUM", "AND", "OR", "MAX", "MIN"):
-                raise _NotNumeric
-        return ("call", name, args)
-
-    def _sumif(self, name: str, args: list[Node]) -> None:
-        """SUMIF(range, criterion, sum range), SUMIFS(sum range, range, criterion, ...): each range a
-        range reference, each criterion one cell (the Adjustments table's, `lineitems/adjustments.py`)."""
-        if name == "SUMIF" and len(args) != 3 or name == "SUMIFS" and (len(args) < 3 or len(args) % 2 == 0):
-            raise _NotNumeric
-        ranges = [args[0], args[2]] if name == "SUMIF" else [args[0], *args[1::2]]
-        criteria = [args[1]] if name == "SUMIF" else args[2::2]
-        if not all(a[0] == "in" and a[1] in self.ranges for a in ranges) or \
-                not all(c[0] == "in" and c[1] not in self.ranges for c in criteria):
-            raise _NotNumeric
-
-    def operand(self, token: Token) -> Node:
-        text = token.value
-        if token.subtype == Token.RANGE and text.startswith("PH") and "!" in text:
-            index, _, address = text[2:].partition("!")
-            if ":" in address:
-                self.ranges.add(int(index))
-            return ("in", int(index))
-        if token.subtype == Token.NUMBER:
-            # as `formulas` reads a literal: eval of its text (`5` an int, `0.5` and `1E+12` floats)
-            number: Any = int(text) if text.isdigit() else float(text)
-            return ("const", number, NUM)
-        if token.subtype == Token.LOGICAL:
-            return ("const", text.upper() == "TRUE", BOOL)
-        if token.subtype == Token.TEXT:  # `"say ""hi"""`: quotes doubled inside; `""` the empty text
-            return ("const", text[1:-1].replace('""', '"'), TEXT)
-        raise _NotNumeric
+_FLOAT_OR_INT = frozenset({float, int})
 
 
 def _kind(value: Any) -> int:
@@ -235,9 +134,10 @@ class _Run:
     def eval(self, node: Node) -> tuple[np.ndarray, np.ndarray]:
         kind = node[0]
         if kind == "in":
+            column = self.columns[node[1]] if self.count else []
             values = np.empty(self.count, object)
-            values[:] = self.columns[node[1]] if self.count else []
-            return values, np.fromiter((_kind(v) for v in values), np.int8, self.count)
+            values[:] = column
+            return values, _kinds(column)
         if kind == "const":
             values = np.empty(self.count, object)
             values[:] = [node[1]] * self.count
@@ -254,12 +154,15 @@ class _Run:
         return self._call(node[1], node[2])
 
     def _need(self, kinds: np.ndarray, *allowed: int) -> None:
-        self.bad |= ~np.isin(kinds, allowed)
+        ok = kinds == allowed[0]  # np.isin, without its setup (~30 us a call)
+        for kind in allowed[1:]:
+            ok |= kinds == kind
+        self.bad |= ~ok
 
     def _floats(self, values: np.ndarray, kinds: np.ndarray) -> np.ndarray:
         out = np.zeros(self.count)
         usable = kinds == NUM
-        out[usable] = [float(v) for v in values[usable]]
+        out[usable] = values[usable].astype(float)  # float() of each, in C
         return out
 
     def _numbers(self, numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -17,8 +17,10 @@ import schedula as sh
 from openpyxl.formula import Tokenizer
 from openpyxl.formula.tokenizer import Token
 
-from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters, parse_lines, parse_ref
+from .cell_grid import MAX_ROW, Area, CellGrid, CellKey, Unsupported, col_letters, parse_lines, parse_ref
 from .numeric import compile_numeric
+from .quick_tokens import Quick, quick_tokens
+from .steps import Steps
 
 # functions that read a reference's address, the calling cell, or the workbook
 _ADDRESS_FUNCTIONS = {
@@ -65,61 +67,6 @@ class Shape:
         return self.numeric.elementwise if self.numeric is not None else self.compiled.elementwise
 
 
-class StepFailed(Exception):
-    """A step raised or gave no value: the dispatcher (`Compiled.func`) decides what that means."""
-
-
-class Steps:
-    """A compiled shape's functions, called one after another in the order the parser built them.
-
-    schedula's dispatcher costs ~0.2 ms a call, most of a simple formula's time; these are the
-    very function objects it would call, on the same values, so results are the same. Anything
-    the dispatcher does beyond calling them in order (input domains, sub-dispatchers, a step that
-    raises or returns no value) is left to it: `of` returns None, or a call raises `StepFailed`.
-    """
-
-    _FUNCTION_KEYS = frozenset({"type", "function", "inputs", "outputs", "wait_inputs", "index"})
-    _DATA_KEYS = frozenset({"type", "wait_inputs", "index", "filters"})
-
-    def __init__(self, inputs: list[str], constants: dict[str, Any], calls: list[tuple[Any, list[str], str]],
-                 output: str, filters: tuple):
-        self.inputs, self.constants, self.calls, self.output, self.filters = inputs, constants, calls, output, filters
-
-    @classmethod
-    def of(cls, func: Any) -> Steps | None:
-        nodes = func.dsp.nodes
-        calls = []
-        for node in sorted(nodes.values(), key=lambda node: node.get("index", ())):
-            kind = node.get("type")
-            if kind == "function" and set(node) <= cls._FUNCTION_KEYS and len(node["outputs"]) == 1:
-                calls.append((node["function"], list(node["inputs"]), node["outputs"][0]))
-            elif kind != "data" or not set(node) <= cls._DATA_KEYS:
-                return None
-        if len(func.outputs) != 1:
-            return None
-        constants = {k: v["value"] for k, v in func.dsp.default_values.items()}
-        output = func.outputs[0]
-        return cls(list(func.inputs), constants, calls, output, tuple(nodes[output].get("filters", ())))
-
-    def __call__(self, *args: Any) -> Any:
-        values = dict(self.constants)
-        values.update(zip(self.inputs, args, strict=True))
-        try:
-            for function, inputs, output in self.calls:
-                got = function(*[values[i] for i in inputs])
-                if got is sh.NONE:
-                    raise StepFailed
-                values[output] = got
-            out = values[self.output]
-            for keep in self.filters:
-                out = keep(out)
-        except StepFailed:
-            raise
-        except Exception as exc:  # noqa: BLE001  what a raising step means is the dispatcher's to say
-            raise StepFailed from exc
-        return out
-
-
 class FormulaPlan(NamedTuple):
     """How to compute one formula cell: its shape's function, fed `targets[i]` for each `i` of `shape.order`."""
 
@@ -128,25 +75,34 @@ class FormulaPlan(NamedTuple):
 
 
 def plan_formulas(grid: CellGrid) -> dict[CellKey, FormulaPlan]:
-    """A plan for every formula cell of `grid`, compiling each distinct shape once."""
+    """A plan for every formula cell of `grid`, compiling each distinct shape once.
+
+    Every formula's skeleton and digit runs come from one regex pass over all the formulas joined
+    (`\\0` is in no formula a file can hold; one that holds it is shaped alone), so a cell costs a few
+    dictionary look-ups: its skeleton's template, and each reference text on its sheet, once learned.
+    """
     shapes: dict[str, Shape] = {}
     plans = {}
     memo = ShapeMemo()
-    for cell, formula in grid.formulas.items():
-        text, targets = shape_of(formula, cell[0], grid, memo)
-        if text not in shapes:
-            shapes[text] = Shape(text)
-        plans[cell] = FormulaPlan(shapes[text], targets)
+    formulas = grid.formulas
+    joined = "\0".join(formulas.values())
+    if not formulas or joined.count("\0") != len(formulas) - 1:
+        for cell, formula in formulas.items():
+            text, targets = shape_of(formula, cell[0], grid, memo)
+            plans[cell] = FormulaPlan(shapes.get(text) or shapes.setdefault(text, Shape(text)), targets)
+        return plans
+    runs = _DIGITS.findall(joined)
+    at = 0
+    for (cell, formula), skeleton in zip(formulas.items(), _DIGITS.sub("1", joined).split("\0"), strict=True):
+        template = memo.template(skeleton)
+        if template is None:
+            text, targets = shape_of(formula, cell[0], grid)
+            at += skeleton.count("1")
+        else:
+            text, targets = memo.fill(template, runs, at, cell[0], grid)
+            at += template.runs
+        plans[cell] = FormulaPlan(shapes.get(text) or shapes.setdefault(text, Shape(text)), targets)
     return plans
-
-
-class ShapeMemo:
-    """What `shape_of` learns once for a grid: a template per formula skeleton (`_templated`; None where the
-    quick tokenizer does not take it) and the area and slot key of each reference text on a sheet."""
-
-    def __init__(self) -> None:
-        self.templates: dict[str, list[tuple[int, list[str], int]] | None] = {}
-        self.refs: dict[tuple[str, str, bool], tuple[Area, Hashable]] = {}
 
 
 _DIGITS = re.compile(r"[0-9]+")
@@ -154,12 +110,146 @@ _EXPONENT_NEAR = re.compile(r"[0-9.][Ee]")
 _LITERAL, _NUMBER, _RANGE, _BLIND_RANGE = 0, 1, 2, 3
 
 
+class _Template:
+    """A formula skeleton's tokens (kind, text split at each `1`, how many `1`s), learned once (`_template`):
+    the references among them, and the other tokens a digit run changes (numbers, `LOG10(`)."""
+
+    __slots__ = ("tokens", "runs", "refs", "literals")
+
+    def __init__(self, tokens: list[tuple[int, list[str], int]]):
+        self.tokens = tokens
+        # (pieces, runs, first run, blank-blind, (sheet or None, column) of a cell whose row is the run)
+        self.refs: list[tuple[list[str], int, int, bool, tuple[str | None, int] | None]] = []
+        self.literals: list[tuple[list[str], int, int]] = []  # (pieces, runs, first run)
+        at = 0
+        for kind, pieces, n in tokens:
+            if kind >= _RANGE:
+                self.refs.append((pieces, n, at, kind == _BLIND_RANGE, _cell_of(pieces)))
+            elif n:
+                self.literals.append((pieces, n, at))
+            at += n
+        self.runs = at
+
+
+def _cell_of(pieces: list[str]) -> tuple[str | None, int] | None:
+    """(sheet title or None for the formula's own, column) of a reference token that is one cell whose row
+    is its only digit run (`R1`, `'Compute'!$F$1`), as `parse_ref` reads it; None for any other."""
+    if len(pieces) != 2 or pieces[1]:
+        return None
+    try:
+        area = parse_ref(pieces[0] + "1", "")
+    except Unsupported:
+        return None  # an external reference: the plain resolution refuses it, formula by formula
+    if area is None or area[2] != area[4]:
+        return None
+    return (area[0] or None, area[2])
+
+
+def _filled(pieces: list[str], n: int, runs: list[str], at: int) -> str:
+    """A token's text: its skeleton pieces with the formula's digit runs from `at` between them."""
+    if n == 1:
+        return pieces[0] + runs[at] + pieces[1]
+    value = pieces[0]
+    for j in range(n):
+        value += runs[at + j] + pieces[j + 1]
+    return value
+
+
+class ShapeMemo:
+    """What `shape_of` learns once for a grid: a template per formula skeleton (None where the quick
+    tokenizer does not take it), the area, slot key and placeholder size of each reference text on a
+    sheet, and the shape text of each (template, digit-bearing literals, placeholders) seen."""
+
+    def __init__(self) -> None:
+        self.templates: dict[str, _Template | None] = {}
+        self.refs: dict[tuple[str, str, bool], tuple[Area, Hashable, str]] = {}
+        self.texts: dict[tuple, str] = {}
+
+    def template(self, skeleton: str) -> _Template | None:
+        """The template of a skeleton; None where the plain path must shape the formula.
+
+        The quick tokenizer reads every digit alike but the first of a scientific number (`[1-9]`), left
+        out here (`_EXPONENT_NEAR`: a digit before `E` in the formula is a `1` before it in the skeleton):
+        so a formula splits where its skeleton does, each `1` of the skeleton one digit run of the formula,
+        and the tokens' kinds, the refusals and which ranges are a blank-blind argument are the skeleton's.
+        tests/xlsx/test_shape_memo.py holds both ways equal.
+        """
+        try:
+            return self.templates[skeleton]
+        except KeyError:
+            pass
+        quick = skeleton.startswith("=") and not _EXPONENT_NEAR.search(skeleton)
+        tokens = _template(skeleton) if quick else None
+        template = self.templates[skeleton] = None if tokens is None else _Template(tokens)
+        return template
+
+    def fill(self, template: _Template, runs: list[str], at: int, sheet: str,
+             grid: CellGrid) -> tuple[str, list[Area]]:
+        """`shape_of` of the formula of `template` whose digit runs are `runs[at:]`, on `sheet`."""
+        refs = self.refs
+        targets: list[Area] = []
+        slots: dict[Hashable, int] = {}
+        placed: list[Any] = []  # each reference's slot and placeholder size: with the literals, the shape
+        own = sheet.upper()
+        for pieces, n, start, blind, cell in template.refs:
+            if cell is not None and len(run := runs[at + start]) <= 7 and 1 <= (row := int(run)) <= MAX_ROW:
+                target = (cell[0] or own, row, cell[1], row, cell[1])  # what `parse_ref` gives, sooner
+                i = slots.get(target)
+                if i is None:
+                    i = slots[target] = len(targets)
+                    targets.append(target)
+                placed.append(i)
+                placed.append("")
+                continue
+            value = _filled(pieces, n, runs, at + start) if n else pieces[0]
+            found = refs.get((value, sheet, blind))
+            if found is None:
+                target, key = _resolve(value, sheet, grid, blind)
+                found = refs[(value, sheet, blind)] = (target, key, _size(target))
+            target, key, size = found
+            i = slots.get(key)
+            if i is None:
+                i = slots[key] = len(targets)
+                targets.append(target)
+            placed.append(i)
+            placed.append(size)
+        literals = tuple([_filled(pieces, n, runs, at + start) for pieces, n, start in template.literals]) \
+            if template.literals else ()
+        shape = (template, literals, tuple(placed))
+        text = self.texts.get(shape)
+        if text is None:
+            text = self.texts[shape] = _template_text(template, literals, placed)
+        return text, targets
+
+
+def _size(target: Area) -> str:
+    """A placeholder's text after `!A1`: nothing for one cell, `:B3` for a range of 3 rows, 2 columns."""
+    _, r1, c1, r2, c2 = target
+    h, w = r2 - r1 + 1, c2 - c1 + 1
+    return "" if h == w == 1 else f":{col_letters(w)}{h}"
+
+
+def _template_text(template: _Template, literals: tuple[str, ...], placed: list[Any]) -> str:
+    """The shape text of a template's formula: its placeholders (slot, size) and digit-bearing literals."""
+    parts: list[str] = []
+    refs, others = iter(zip(placed[::2], placed[1::2], strict=True)), iter(literals)
+    for kind, pieces, n in template.tokens:
+        if kind >= _RANGE:
+            i, size = next(refs)
+            parts.append(f"PH{i}!A1{size}")
+        else:
+            value = next(others) if n else pieces[0]
+            parts.append(signed_exponent(value) if kind == _NUMBER else value)
+    return "=" + "".join(parts)
+
+
 def shape_of(formula: str, sheet: str, grid: CellGrid, memo: ShapeMemo | None = None) -> tuple[str, list[Area]]:
     """(placeholder formula, the area each placeholder stands for) of one formula cell on `sheet`."""
-    if memo is not None and formula.startswith("=") and not _EXPONENT_NEAR.search(formula):
-        got = _templated(formula, sheet, grid, memo)
-        if got is not None:
-            return got
+    if memo is not None:
+        runs = _DIGITS.findall(formula)
+        template = memo.template(_DIGITS.sub("1", formula) if runs else formula)
+        if template is not None:
+            return memo.fill(template, runs, 0, sheet, grid)
     parts: list[str] = []
     targets: list[Area] = []
     slots: dict[Hashable, int] = {}
@@ -176,40 +266,9 @@ def shape_of(formula: str, sheet: str, grid: CellGrid, memo: ShapeMemo | None = 
     return "=" + "".join(parts), targets
 
 
-def _templated(formula: str, sheet: str, grid: CellGrid, memo: ShapeMemo) -> tuple[str, list[Area]] | None:
-    """`shape_of` by the memo's template of `formula`'s skeleton (its digit runs as `1`); None if it has none.
-
-    The quick tokenizer reads every digit alike but the first of a scientific number (`[1-9]`), which the
-    caller leaves out (`_EXPONENT_NEAR`): so a formula splits where its skeleton does, each `1` of the
-    skeleton one digit run of the formula, and the tokens' kinds, the refusals and which ranges are a
-    blank-blind argument are the skeleton's. tests/xlsx/test_shape_memo.py holds both ways equal.
-    """
-    runs = _DIGITS.findall(formula)
-    skeleton = _DIGITS.sub("1", formula) if runs else formula
-    template = memo.templates.get(skeleton, ())
-    if template == ():
-        template = memo.templates[skeleton] = _template(skeleton)
-    if template is None:
-        return None
-    parts: list[str] = []
-    targets: list[Area] = []
-    slots: dict[Hashable, int] = {}
-    at = 0
-    for kind, pieces, n in template:
-        value = pieces[0]
-        for j in range(n):
-            value += runs[at + j] + pieces[j + 1]
-        at += n
-        if kind >= _RANGE:
-            parts.append(_memo_placeholder(value, sheet, grid, targets, slots, kind == _BLIND_RANGE, memo))
-        else:
-            parts.append(signed_exponent(value) if kind == _NUMBER else value)
-    return "=" + "".join(parts), targets
-
-
 def _template(skeleton: str) -> list[tuple[int, list[str], int]] | None:
     """Each token of `skeleton`: (kind, its text split at each `1`, how many `1`s); None if not quick."""
-    tokens = _quick_tokens(skeleton)
+    tokens = quick_tokens(skeleton)
     if tokens is None:
         return None
     out = []
@@ -227,91 +286,6 @@ def _template(skeleton: str) -> list[tuple[int, list[str], int]] | None:
         pieces = tok.value.split("1")
         out.append((kind, pieces, len(pieces) - 1))
     return out
-
-
-def _memo_placeholder(value: str, sheet: str, grid: CellGrid, targets: list[Area], slots: dict[Hashable, int],
-                      blank_blind: bool, memo: ShapeMemo) -> str:
-    """`_placeholder`, resolving each reference text on a sheet once (`memo.refs`)."""
-    found = memo.refs.get((value, sheet, blank_blind))
-    if found is None:
-        found = memo.refs[(value, sheet, blank_blind)] = _resolve(value, sheet, grid, blank_blind)
-    target, key = found
-    return _slot(target, key, targets, slots)
-
-
-class _Quick(NamedTuple):
-    """A token as `shape_of` reads one (openpyxl's `Token` has the same three fields)."""
-
-    type: str
-    subtype: str
-    value: str
-
-
-_CELL_TEXT = r"\$?[A-Za-z]{1,3}\$?[0-9]+(?::\$?[A-Za-z]{1,3}\$?[0-9]+)?"
-_QUICK_RE = re.compile(rf"""
-    (?P<range>'(?:[^']|'')+'!{_CELL_TEXT}          # 'Storage & egress'!C5
-      | [A-Za-z_][A-Za-z0-9_.]*!{_CELL_TEXT}         # Inputs!$D$4:$D$9
-      | \$?[A-Za-z]{{1,3}}\$?[0-9]+(?::\$?[A-Za-z]{{1,3}}\$?[0-9]+)?(?![A-Za-z0-9_.(!])  # C8, $C$8, C5:C9
-      | [A-Za-z_][A-Za-z0-9_.]*(?![A-Za-z0-9_.(!:]))   # wl_mfu (a defined name), TRUE
-    | (?P<func>[A-Za-z_][A-Za-z0-9_.]*\()
-    | (?P<number>(?:[1-9](?:\.[0-9]+)?E[+-][0-9]+|[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?![A-Za-z0-9_.$'(:]))
-                                                     # openpyxl's scientific form only: `12E+3` it splits
-    | (?P<op><=|>=|<>|[-+*/^&=<>%])
-    | (?P<open>\() | (?P<close>\)) | (?P<comma>,)
-""", re.VERBOSE)
-
-
-def _quick_tokens(formula: str) -> list[_Quick] | None:
-    """The tokens `shape_of` needs of a plain formula, by one regex; None for anything else.
-
-    openpyxl's tokenizer reads a character at a time (~35 us a formula, most of planning a big
-    book). Formulas of cells, names, numbers, operators, parentheses and function calls are
-    split here instead; text, errors, arrays, spaces, whole columns, unions and anything unusual
-    return None and go through openpyxl (tests/review/test_check_at_scale.py holds the two equal).
-    """
-    tokens: list[_Quick] = []
-    parens: list[str] = []
-    pos, text = 1, formula
-    want_operand = True  # after an operator, `(`, `,` or the start; else an operator, `)` or `,` must follow
-    while pos < len(text):
-        match = _QUICK_RE.match(text, pos)
-        if match is None:
-            return None
-        kind, value = match.lastgroup, match.group()
-        pos = match.end()
-        if kind in ("range", "number", "func", "open") and not want_operand:
-            return None  # two operands side by side: openpyxl reads them otherwise, or not at all
-        if kind in ("close", "comma") and want_operand:
-            return None  # an empty argument or call
-        if kind == "range":
-            logical = value in ("TRUE", "FALSE")  # as openpyxl: `true` is a name
-            tokens.append(_Quick("OPERAND", "LOGICAL" if logical else "RANGE", value))
-        elif kind == "number":
-            tokens.append(_Quick("OPERAND", "NUMBER", value))
-        elif kind == "func":
-            parens.append("func")
-            tokens.append(_Quick("FUNC", "OPEN", value))
-        elif kind == "open":
-            parens.append("paren")
-            tokens.append(_Quick("PAREN", "OPEN", value))
-        elif kind == "close":
-            if not parens:
-                return None
-            tokens.append(_Quick("FUNC" if parens.pop() == "func" else "PAREN", "CLOSE", value))
-        elif kind == "comma":
-            if not parens or parens[-1] != "func":
-                return None  # outside a call a comma is Excel's union operator
-            tokens.append(_Quick("SEP", "ARG", value))
-        else:
-            if want_operand and value not in "+-":
-                return None  # only a sign may start an operand
-            tokens.append(_Quick("OPERATOR", "", value))  # prefix, infix or postfix: `shape_of` keeps it as written
-            want_operand = value != "%" or want_operand
-            continue
-        want_operand = kind in ("func", "open", "comma")
-    if want_operand:
-        return None
-    return None if parens else tokens
 
 
 _UNSIGNED_EXPONENT = re.compile(r"^([0-9]*\.?[0-9]*[eE])([0-9]+)$")
@@ -338,8 +312,8 @@ def _blank_blind_argument(tokens: list[Token], i: int, enclosing: list[str]) -> 
             and (after.type, after.subtype) in (("FUNC", "CLOSE"), ("SEP", "ARG")))
 
 
-def _tokens(formula: str) -> list[Token] | list[_Quick]:
-    quick = _quick_tokens(formula) if formula.startswith("=") else None
+def _tokens(formula: str) -> list[Token] | list[Quick]:
+    quick = quick_tokens(formula) if formula.startswith("=") else None
     if quick is not None:
         return quick
     try:

@@ -32,6 +32,7 @@ from budgetbook.xlsx import fasteval, shapes
 from budgetbook.xlsx.evaluate import evaluate_with_model
 from budgetbook.xlsx.formula_text import CellNames
 from budgetbook.xlsx.numeric import NumericShape
+from budgetbook.xlsx.quick_tokens import quick_tokens
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from portfolio import portfolio_plan  # noqa: E402
@@ -210,7 +211,7 @@ PIECES = ["C8", "$C$8", "c8", "C5:C9", "$D$4:$D$9", "Inputs!D4", "Inputs!$D$4:$D
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=12))
 def test_quick_tokens_split_a_formula_as_openpyxl_does(pieces):
     formula = "=" + "".join(pieces)
-    quick = shapes._quick_tokens(formula)
+    quick = quick_tokens(formula)
     if quick is None:
         return
     items = Tokenizer(formula).items  # raises where the regex should have said None
@@ -223,7 +224,7 @@ def test_quick_tokens_split_a_formula_as_openpyxl_does(pieces):
 def test_quick_tokens_cover_every_formula_budgetbook_writes(tmp_path):
     wb = openpyxl.load_workbook(portfolio_book(tmp_path, 8, 3))
     texts = [c.value for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.data_type == "f"]
-    assert sorted(t for t in texts if shapes._quick_tokens(t) is None) == sorted(SCENARIO_FLAGS)  # text literals
+    assert sorted(t for t in texts if quick_tokens(t) is None) == sorted(SCENARIO_FLAGS)  # text literals
 
 
 def test_a_500_by_6_portfolio_stays_under_libreoffices_name_limit(tmp_path, capsys):
