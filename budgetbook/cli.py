@@ -4,8 +4,6 @@ its renderer in `output/` and returns the exit code; `main` hands any failure to
 Nothing here writes to a stream: every byte goes through `output/`, behind its terminal-safety guard.
 """
 
-from __future__ import annotations
-
 import contextlib
 import os
 import sys

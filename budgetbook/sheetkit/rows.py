@@ -30,14 +30,12 @@ so every column holds the same formula and still names every input it may read, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Union
 
-from openpyxl.formula.tokenizer import Token, Tokenizer
-
 from ..plan.model import Market, Plan
-from ..xlsx.r1c1 import r1c1
 from .grid import Blueprint
 from .market_labels import write_header  # a label citing its price: the header links to the live label
 
@@ -212,14 +210,45 @@ class CalcSheet:
         return ref(market)
 
 
+# A placeholder's text of plain operands joined by `,` or `+` (`mkt_m0_price_h100_used`, `C15,C52,C89`,
+# `'Compute'!C933`, `a_days+b_days`): an operand is a name or an address, perhaps on a quoted sheet; no
+# string, range, `$`, space, number or other operator. openpyxl's tokenizer finds each an operand (a quoted
+# sheet is part of it), and `xlsx.r1c1` turns those whose address matches its `_CELL` into R1C1 and keeps
+# the rest, the text between as it is. Such texts are put in R1C1 here, without loading openpyxl.
+_OPERAND = r"(?:'[^',!]+'!)?[A-Za-z_][A-Za-z0-9_.]*"
+_PLAIN = re.compile(f"{_OPERAND}(?:[,+]{_OPERAND})*")
+_PLAIN_OPERAND = re.compile(r"((?:'[^',!]+'!)?)([A-Za-z]{1,3})([0-9]+)(?![A-Za-z0-9_.])|" + _OPERAND)
+
+
+def _plain_r1c1(text: str, row: int, col: int) -> str:
+    """`=F(text)`'s R1C1 text, as `xlsx.r1c1.r1c1` gives it, for a `_PLAIN` text."""
+
+    def one(match: re.Match[str]) -> str:
+        sheet, letters, number = match.groups()
+        if letters is None:
+            return match.group(0)  # a name: the same in every column
+        r, c = int(number), 0
+        for letter in letters.upper():
+            c = c * 26 + ord(letter) - 64
+        return sheet + (f"R[{r - row}]" if r != row else "R") + (f"C[{c - col}]" if c != col else "C")
+
+    return f"=F({_PLAIN_OPERAND.sub(one, text)})"
+
+
 def _one_shape(column_texts: list[str], row: int, cols: list[int]) -> bool:
     """The same R1C1 text in every column (each column's text read where it is written)."""
+    if all(_PLAIN.fullmatch(text) for text in column_texts):
+        return len({_plain_r1c1(text, row, col) for text, col in zip(column_texts, cols, strict=True)}) <= 1
+    from ..xlsx.r1c1 import r1c1  # other texts on first use, not at import: loads openpyxl (`show` needs none)
+
     return len({r1c1(f"=F({text})", row, col) for text, col in zip(column_texts, cols, strict=True)}) <= 1
 
 
 def _top_level_comma(text: str) -> bool:
     if "," not in text:  # the tokenizer makes an argument separator of a comma only (a CHOOSE of 20 markets
         return False     # asks ~160,000 times; none of the portfolio's texts holds one)
+    from openpyxl.formula.tokenizer import Token, Tokenizer  # only for a comma: openpyxl costs ~0.3 s to load
+
     depth = 0
     for token in Tokenizer(f"=F({text})").items[1:-1]:
         if token.type in (Token.FUNC, Token.PAREN):
