@@ -8,13 +8,15 @@ every command pays it. For each plan (a file, or a template's name) this prints 
 and a SHA-256 of the blueprint: every sheet's title, role, settings and cells (value, style, number
 format, name, text flag; a value or format worked out when read, as it reads) and every
 `CellSpec`, in order. Run it with each checkout's PYTHONPATH: equal digests, an identical layout.
-`--dump` writes the digested lines themselves, to find where two layouts part.
+`--dump` writes the digested lines themselves, to find where two layouts part; `--gc` sets the
+collector's thresholds (by default the command line's, `cli.run`).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gc
 import hashlib
 import time
 from collections.abc import Iterator
@@ -42,7 +44,9 @@ def main() -> None:
     parser.add_argument("plans", nargs="+")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--dump")
+    parser.add_argument("--gc", default="50000,20,20", help="the collector's thresholds (the command line's)")
     args = parser.parse_args()
+    gc.set_threshold(*(int(part) for part in args.gc.split(",")))
     for spec in args.plans:
         plan = load_plan(spec)
         day = dt.date(2000, 1, 1)

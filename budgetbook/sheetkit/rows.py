@@ -152,21 +152,30 @@ class CalcSheet:
         sheet, row = self.sheet, self.sheet.row
         sheet.put(row, 1, label, "figure" if kind == "figure" else "label", text=True)
         sheet.put(row, 2, unit, "unit", text=True)
-        markets = self.plan.markets
-        texts = {key: [self._resolve(ref, m, market_col(self.plan, m)) for m in markets] for key, ref in refs.items()}
+        markets, cols = self.plan.markets, self._cols()
+        texts = {key: [self._resolve(ref, m, col) for m, col in zip(markets, cols, strict=True)]
+                 for key, ref in refs.items()}
         for key, column_texts in texts.items():
             # a row of this sheet, rows, a cell by prefix: the same column by construction; a name: the same
             # text; only a function of the market, or a figure by name, can read another input per column
             if isinstance(refs[key], (int, Rows, CellOf, str)) or len(set(column_texts)) == 1:
                 continue
-            if not _one_shape(column_texts, row, [market_col(self.plan, m) for m in markets]):
-                texts[key] = [self._choose(column_texts, row, market_col(self.plan, m)) for m in markets]
-        for i, market in enumerate(markets):
+            if not _one_shape(column_texts, row, cols):
+                texts[key] = [self._choose(column_texts, row, col) for col in cols]
+        shown_style = "total" if kind == "figure" else style
+        for i, (market, col) in enumerate(zip(markets, cols, strict=True)):
             formula = template.format_map({key: column_texts[i] for key, column_texts in texts.items()})
-            self.book.formula(sheet, row, market_col(self.plan, market), formula, f"{name}_{market.id}", kind=kind,
-                              fmt=fmt, style="total" if kind == "figure" else style, item=item, market=market.id)
+            self.book.formula(sheet, row, col, formula, f"{name}_{market.id}", kind=kind,
+                              fmt=fmt, style=shown_style, item=item, market=market.id)
         sheet.row += 1
         return row
+
+    def _cols(self) -> list[int]:
+        """Each market's column, in the plan's order (`market_col`, worked out once per sheet)."""
+        cols = self.__dict__.get("_market_cols")
+        if cols is None:
+            cols = self.__dict__["_market_cols"] = [market_col(self.plan, m) for m in self.plan.markets]
+        return cols
 
     def _choose(self, column_texts: list[str], row: int, col: int) -> str:
         """One text for every column: the column's own, picked by its market number."""
