@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import signal
 import stat
 import sys
@@ -131,9 +130,10 @@ def atomic_output(path: PathLike, *, protect: Iterable[PathLike] = ()) -> Iterat
     tmp: Path | None = None
     try:
         # The name is chosen before the file is made, so a stop at any moment after it (even one a
-        # thread of another library takes, which no signal mask holds back) finds it to remove.
+        # thread of another library takes, which no signal mask holds back) finds it to remove. (os.urandom is
+        # what secrets.token_hex reads, without loading hashlib and hmac at start-up.)
         for _ in range(_TRIES):
-            name = dest.parent / f".{dest.name}.{secrets.token_hex(6)}.tmp"
+            name = dest.parent / f".{dest.name}.{os.urandom(6).hex()}.tmp"
             tmp = name
             try:
                 _create(name)

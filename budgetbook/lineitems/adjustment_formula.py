@@ -16,8 +16,6 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
-
 _OPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 _INFIX = {"+", "-", "*", "/"}  # no `^`: Excel binds a leading minus and `%` tighter than it, Python not
@@ -41,6 +39,9 @@ def names_read(text: str) -> list[str]:
 def _tokens(text: str) -> list[tuple[str, str]]:
     if not text.startswith("="):
         raise FormulaProblem(f"expected a number or a formula starting with `=`, got `{text}`")
+    # a plan with a formula adjustment only: openpyxl costs every command ~0.3 s to load
+    from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
+
     try:
         items = Tokenizer(text).items
     except TokenizerError as exc:

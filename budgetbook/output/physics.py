@@ -15,6 +15,7 @@ from ..physics.sanity import plan_notes
 from ..plan.model import Plan
 from .emit import console
 from .envelope import write_report
+from .plain_table import print_table
 from .plaintext import visible
 
 
@@ -51,7 +52,7 @@ def render_physics_table(plan: Plan, out: TextIO) -> None:
                       "" if row.mfu is None else f"{row.mfu:.3f}" + (f" ({row.mfu_source})" if row.mfu_source
                                                                         in ("stated", "default") else ""))
     # numbers never wrap or shrink: wide enough for a hybrid's long market ids even when stdout is not a terminal
-    console(out, 140).print(table)
+    print_table(table, console(out, 140))  # its text without rich's per-cell work, where it can
     for note in plan_notes(plan):  # what --strict lets be: the evidence's default MFU, a top-quarter one
         console(out, 140).print(Text(visible(f"Note: {note.message}")))
     render_serving_table(plan, out)

@@ -12,7 +12,7 @@ sent to the terminal or into a CSV cell. JSON is `Breakdown.as_json`.
 from __future__ import annotations
 
 import csv
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..lineitems.gap import LINES as GAP_LINES
 from ..lineitems.registry import beside_total_ids
@@ -20,7 +20,6 @@ from ..lineitems.stages import PER_EXPERIMENT, STAGES, per_budget
 from ..lineitems.units import EXPERIMENT_BUDGET
 from ..physics.model import physics_rows
 from ..reference import Breakdown, Figure
-from ..review.check import CheckReport
 from ..workbook.write import Written
 from .emit import console as guarded_console
 from .emit import line as print_line
@@ -29,6 +28,9 @@ from .envelope import write_report
 from .physics import render_physics_table
 from .plaintext import csv_text, visible
 from .words import plural
+
+if TYPE_CHECKING:  # types only: `show PLAN` reads no workbook, and the checker loads openpyxl (~0.3 s)
+    from ..review.check import CheckReport
 
 COLUMNS = ("name", "item", "market", "label", "value", "low", "high")
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}

@@ -138,13 +138,17 @@ class CashFlow:
         money0 = fmt or st.money(self.plan.currency)
         sheet.put(row, 1, label, "figure" if kind == "figure" else "label", text=True)
         sheet.put(row, 2, unit or self.plan.currency, "unit", text=True)
+        # each placeholder a name (the same every month) or a row (its cell in the month's column: `_cell`)
+        names = {key: ref for key, ref in (refs or {}).items() if isinstance(ref, str)}
+        rows = [(key, ref.row if isinstance(ref, Flag) else ref) for key, ref in (refs or {}).items()
+                if not isinstance(ref, str)]
+        style, market_id = "total" if kind == "figure" else "calc", market.id
         for n in range(self.months):
             col = self.col(n)
-            values = {key: ref if isinstance(ref, str)
-                      else self._cell(ref.row if isinstance(ref, Flag) else ref, col)
-                      for key, ref in (refs or {}).items()}
+            letters = col_letters(col)
+            values = names | {key: f"{letters}{r}" for key, r in rows}
             book.formula(sheet, row, col, template.format_map(values), f"{name}_m{n + 1}", fmt=money0,
-                         style="total" if kind == "figure" else "calc", item=item, market=market.id)
+                         style=style, item=item, market=market_id)
         if total:
             self._total(row, name, money0, bold=kind == "figure", item=item, market=market.id)
         sheet.row += 1

@@ -25,6 +25,10 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
 # Excel and LibreOffice read `_x0041_` in a stored name as `A` (OOXML ST_Xstring), while formulas
 # keep calling it `..._x0041_...`: a name holding one breaks every formula that uses it
 _ESCAPE_LIKE = re.compile(r"_x[0-9A-Fa-f]{4}_")
+# all three at once, for the ~50,000 names of a big plan: a name this matches passes them, one that does not
+# is sent through them one by one to say which it fails
+_GOOD_NAME = re.compile(r"(?!(?:[A-Za-z]{1,3}[0-9]+|[Rr][0-9]*[Cc]?[0-9]*|[Cc][0-9]*)$)(?!.*_x[0-9A-Fa-f]{4}_)"
+                        r"[A-Za-z_][A-Za-z0-9_]{0,254}$")
 
 
 class BadName(PlanError):
@@ -152,24 +156,30 @@ class Blueprint:
 
         The refusal names no file: only the caller knows which plan file (or workbook) the ids came from.
         """
+        self._register(name, sheet, row, col, a1(row, col), kind, formula, item, market)
+        return name
+
+    def _register(self, name: str, sheet: Sheet, row: int, col: int, address: str, kind: str,
+                  formula: str | None, item: str, market: str) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown cell kind {kind!r}")
-        if not _NAME.match(name) or _CELL_LIKE.match(name):
-            raise BadName(name, f"the ids make the workbook name `{name}`, which Excel would not accept "
-                          "as a defined name: use letters, digits and `_`")
-        if escape := _ESCAPE_LIKE.search(name):
-            raise BadName(name, f"the ids make the workbook name `{name}`, whose `{escape.group()}` Excel and "
-                          "LibreOffice read as an escaped character, breaking the formulas that use it: "
-                          "rename the id")
+        if not _GOOD_NAME.match(name):
+            if not _NAME.match(name) or _CELL_LIKE.match(name):
+                raise BadName(name, f"the ids make the workbook name `{name}`, which Excel would not accept "
+                              "as a defined name: use letters, digits and `_`")
+            if escape := _ESCAPE_LIKE.search(name):
+                raise BadName(name, f"the ids make the workbook name `{name}`, whose `{escape.group()}` Excel and "
+                              "LibreOffice read as an escaped character, breaking the formulas that use it: "
+                              "rename the id")
+            raise AssertionError(f"{name!r}: the one pattern and the three disagree")  # never: they are one rule
         folded = name.lower()
         if folded in self._folded:
             raise BadName(name, f"two cells of the workbook would both be named `{name}` (ids that run into "
                           "each other, such as `a_b` + `c` and `a` + `b_c`): rename one id")
         self._folded[folded] = name
-        self.specs[name] = CellSpec(name, sheet.title, a1(row, col), formula, kind, item, market)
+        self.specs[name] = CellSpec(name, sheet.title, address, formula, kind, item, market)
         self.where[name] = (sheet, row, col)
         sheet.cells[(row, col)].name = name
-        return name
 
     def formula(self, sheet: Sheet, row: int, col: int, formula: str, name: str, *, kind: str = "calc",
                 fmt: str | None = None, style: str = "calc", item: str = "", market: str = "") -> str:
@@ -177,8 +187,9 @@ class Blueprint:
         if not formula.startswith("="):
             raise ValueError(f"not a formula: {formula!r}")
         sheet.cells[(row, col)] = Cell(formula, style, fmt)
-        self.name(name, sheet, row, col, kind, formula, item, market)
-        return a1(row, col)
+        address = f"{col_letters(col)}{row}"  # a1(row, col), once for the spec and the caller
+        self._register(name, sheet, row, col, address, kind, formula, item, market)
+        return address
 
     def per_sheet_name(self, prefix: str, sheet: Sheet, market_id: str) -> str:
         """`<prefix>_<sheet title as a name part>_<market>` for a cell every sheet has one of per market

@@ -30,14 +30,12 @@ so every column holds the same formula and still names every input it may read, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Union
 
-from openpyxl.formula.tokenizer import Token, Tokenizer
-
 from ..plan.model import Market, Plan
-from ..xlsx.r1c1 import r1c1
 from .grid import Blueprint
 from .market_labels import write_header  # a label citing its price: the header links to the live label
 
@@ -154,21 +152,30 @@ class CalcSheet:
         sheet, row = self.sheet, self.sheet.row
         sheet.put(row, 1, label, "figure" if kind == "figure" else "label", text=True)
         sheet.put(row, 2, unit, "unit", text=True)
-        markets = self.plan.markets
-        texts = {key: [self._resolve(ref, m, market_col(self.plan, m)) for m in markets] for key, ref in refs.items()}
+        markets, cols = self.plan.markets, self._cols()
+        texts = {key: [self._resolve(ref, m, col) for m, col in zip(markets, cols, strict=True)]
+                 for key, ref in refs.items()}
         for key, column_texts in texts.items():
             # a row of this sheet, rows, a cell by prefix: the same column by construction; a name: the same
             # text; only a function of the market, or a figure by name, can read another input per column
             if isinstance(refs[key], (int, Rows, CellOf, str)) or len(set(column_texts)) == 1:
                 continue
-            if not _one_shape(column_texts, row, [market_col(self.plan, m) for m in markets]):
-                texts[key] = [self._choose(column_texts, row, market_col(self.plan, m)) for m in markets]
-        for i, market in enumerate(markets):
+            if not _one_shape(column_texts, row, cols):
+                texts[key] = [self._choose(column_texts, row, col) for col in cols]
+        shown_style = "total" if kind == "figure" else style
+        for i, (market, col) in enumerate(zip(markets, cols, strict=True)):
             formula = template.format_map({key: column_texts[i] for key, column_texts in texts.items()})
-            self.book.formula(sheet, row, market_col(self.plan, market), formula, f"{name}_{market.id}", kind=kind,
-                              fmt=fmt, style="total" if kind == "figure" else style, item=item, market=market.id)
+            self.book.formula(sheet, row, col, formula, f"{name}_{market.id}", kind=kind,
+                              fmt=fmt, style=shown_style, item=item, market=market.id)
         sheet.row += 1
         return row
+
+    def _cols(self) -> list[int]:
+        """Each market's column, in the plan's order (`market_col`, worked out once per sheet)."""
+        cols = self.__dict__.get("_market_cols")
+        if cols is None:
+            cols = self.__dict__["_market_cols"] = [market_col(self.plan, m) for m in self.plan.markets]
+        return cols
 
     def _choose(self, column_texts: list[str], row: int, col: int) -> str:
         """One text for every column: the column's own, picked by its market number."""
@@ -212,14 +219,45 @@ class CalcSheet:
         return ref(market)
 
 
+# A placeholder's text of plain operands joined by `,` or `+` (`mkt_m0_price_h100_used`, `C15,C52,C89`,
+# `'Compute'!C933`, `a_days+b_days`): an operand is a name or an address, perhaps on a quoted sheet; no
+# string, range, `$`, space, number or other operator. openpyxl's tokenizer finds each an operand (a quoted
+# sheet is part of it), and `xlsx.r1c1` turns those whose address matches its `_CELL` into R1C1 and keeps
+# the rest, the text between as it is. Such texts are put in R1C1 here, without loading openpyxl.
+_OPERAND = r"(?:'[^',!]+'!)?[A-Za-z_][A-Za-z0-9_.]*"
+_PLAIN = re.compile(f"{_OPERAND}(?:[,+]{_OPERAND})*")
+_PLAIN_OPERAND = re.compile(r"((?:'[^',!]+'!)?)([A-Za-z]{1,3})([0-9]+)(?![A-Za-z0-9_.])|" + _OPERAND)
+
+
+def _plain_r1c1(text: str, row: int, col: int) -> str:
+    """`=F(text)`'s R1C1 text, as `xlsx.r1c1.r1c1` gives it, for a `_PLAIN` text."""
+
+    def one(match: re.Match[str]) -> str:
+        sheet, letters, number = match.groups()
+        if letters is None:
+            return match.group(0)  # a name: the same in every column
+        r, c = int(number), 0
+        for letter in letters.upper():
+            c = c * 26 + ord(letter) - 64
+        return sheet + (f"R[{r - row}]" if r != row else "R") + (f"C[{c - col}]" if c != col else "C")
+
+    return f"=F({_PLAIN_OPERAND.sub(one, text)})"
+
+
 def _one_shape(column_texts: list[str], row: int, cols: list[int]) -> bool:
     """The same R1C1 text in every column (each column's text read where it is written)."""
+    if all(_PLAIN.fullmatch(text) for text in column_texts):
+        return len({_plain_r1c1(text, row, col) for text, col in zip(column_texts, cols, strict=True)}) <= 1
+    from ..xlsx.r1c1 import r1c1  # other texts on first use, not at import: loads openpyxl (`show` needs none)
+
     return len({r1c1(f"=F({text})", row, col) for text, col in zip(column_texts, cols, strict=True)}) <= 1
 
 
 def _top_level_comma(text: str) -> bool:
     if "," not in text:  # the tokenizer makes an argument separator of a comma only (a CHOOSE of 20 markets
         return False     # asks ~160,000 times; none of the portfolio's texts holds one)
+    from openpyxl.formula.tokenizer import Token, Tokenizer  # only for a comma: openpyxl costs ~0.3 s to load
+
     depth = 0
     for token in Tokenizer(f"=F({text})").items[1:-1]:
         if token.type in (Token.FUNC, Token.PAREN):

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-
-from openpyxl import Workbook
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..ledger.embed import embed_actuals
@@ -27,13 +26,15 @@ from .checks import build_checks
 from .fit_sheet import build_fit
 from .inputs_sheet import build_inputs
 from .memo import PlanMemo
-from .openpyxl_book import to_openpyxl
 from .options_sheet import build_options
 from .procurement import build_procurement
 from .protect import protect_workbook
 from .sensitivity import build_sensitivity
 from .stamp import write_stamp
 from .summary import build_summary
+
+if TYPE_CHECKING:  # the layout (every command's load) needs no openpyxl, only writing a book does
+    from openpyxl import Workbook
 
 
 def build_book(plan: Plan, today: dt.date | None = None, version: str = __version__,
@@ -107,6 +108,8 @@ def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None, *, 
     elif actuals is not None or blueprint.version != version or today not in (None, blueprint.dated):
         raise ValueError("a blueprint built otherwise than asked")
     today = blueprint.dated
+    from .openpyxl_book import to_openpyxl  # on writing, not at import: loads openpyxl (~0.3 s)
+
     wb = to_openpyxl(blueprint)
     embed_plan(wb, plan_text)
     if actuals is not None:
