@@ -48,6 +48,15 @@ PERCENTILES = {"p10": 10, "p50": 50, "p90": 90}
 PERT_SHAPE = 4.0
 CHUNK = 100_000   # samples drawn and computed at once; the draws of a chunk are made input by input
 HISTOGRAM_BINS = 60  # the drawn distribution's bins: smooth enough at 10,000 samples, every bump seen at 10M
+
+
+def _histogram_range(values: np.ndarray) -> tuple[float, float]:
+    """The histogram's range: the draws' own, or one value where they differ by rounding alone (a range that
+    moves nothing, summed in another order): numpy cannot cut 1e-16 into 60 bins and refuses."""
+    low, high = float(values.min()), float(values.max())
+    if high - low <= 4 * HISTOGRAM_BINS * float(np.spacing(max(abs(low), abs(high)))):
+        low = high = (low + high) / 2  # numpy draws one value's histogram from -0.5 to +0.5 around it
+    return low, high
 KEPT_BYTES = 160_000_000  # markets' float64 totals held at once: two at 10,000,000 samples (peak under 300 MB)
 DRAWN_BYTES = 24_000_000  # one chunk's draws: 100,000 samples of up to 30 ranged inputs (a template has at most 11)
 MIN_CHUNK = 10_000        # samples a chunk at least: workbook/percentiles.SAMPLES (a test holds the two)
@@ -199,7 +208,7 @@ def simulate(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEE
         for market in group:
             values = kept.pop(market)
             mean = float(np.mean(values))  # before the percentiles reorder the array in place
-            counts, edges = np.histogram(values, bins=HISTOGRAM_BINS)
+            counts, edges = np.histogram(values, bins=HISTOGRAM_BINS, range=_histogram_range(values))
             p10, p50, p90 = (float(v) for v in np.percentile(values, list(PERCENTILES.values()),
                                                               overwrite_input=True))
             del values
