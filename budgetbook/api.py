@@ -221,9 +221,7 @@ def generate(spec: str | Path | None = None, out: PathLike | None = None, *,
 
     check_password(password)
     source, text = resolve(spec)
-    plan, book = plan_and_book(text, source, strict=strict)  # laid out once: refused and written
-    laid_out = [book]  # handed over: the writer drops the layout once rendered (peak memory)
-    del book
+    plan, *laid_out = plan_and_book(text, source, strict=strict)  # laid out once; the writer takes it (memory)
     out = Path(out) if out is not None else Path(f"{plan.name}.xlsx")
     inputs = _plan_files(spec)
     check_destination(out, protect=inputs)
