@@ -41,12 +41,19 @@ _DECL = re.compile(rb"<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(?:\"1\.0\"|'1
 _TOKEN = re.compile(rf"<([^ \t\r\n/>]+)((?:{_WS}+[^ \t\r\n=/>]+{_WS}*={_WS}*(?:\"[^\"]*\"|'[^']*'))*){_WS}*(/?)>"
                     r"|</[^>]*>|[^<]+")
 _ATTR = re.compile(rf"([^ \t\r\n=]+){_WS}*={_WS}*(?:\"([^\"]*)\"|'([^']*)')")
-# a plain cell: r, then s, then t, each double-quoted; empty, or <f> and/or <v> without attributes, or <is><t>
-# (a group that is there but empty, `<f></f>`, is told from one that is not by the group of its tag)
-_CELL_TEXT = (r'<c r="(([A-Z]{1,3})([0-9]{1,7}))"(?: s="([0-9]{1,9})")?(?: t="([A-Za-z]{1,9})")?'
-              r'(?: ?/>|>(?:(<f>)([^<]*)</f>)?(?:(<v>)([^<]*)</v>)?</c>|>(<is>)<t>([^<]*)</t></is></c>)')
+# a plain cell: r, then s, then t, each double-quoted; empty, or <f> and/or <v> without attributes, or <is><t>.
+# A text that is there but empty (`<f></f>`) has a group of its own: `findall` gives "" for a group that
+# matched nothing and for one that is not there alike (an empty <v> is no value either way)
+_CELL_TEXT = (r'<c r="([A-Z]{1,3})([0-9]{1,7})"(?: s="([0-9]{1,9})")?(?: t="([A-Za-z]{1,9})")?'
+              r'(?: ?/>|>(?:<f>([^<]+)</f>|(<f></f>))?(?:<v>([^<]*)</v>)?</c>'
+              r'|><is><t>([^<]+)</t></is></c>|>(<is><t></t></is>)</c>)')
 _CELL = re.compile(_CELL_TEXT)
-_CELLS = re.compile(f"(?:{_CELL_TEXT})+".replace("(", "(?:").replace("(?:?:", "(?:"))  # a run of them
+# a row with nothing `_Sheet._row` keeps but its number (`spans`, attributes in another namespace: not kept)
+_ROW_TEXT = r'<row r="([0-9]{1,7})"(?: spans="[0-9:]{1,15}")?(?: (?!xmlns:)[A-Za-z0-9_]+:[A-Za-z0-9_]+="[^"<&]*")*>'
+_ITEM = re.compile(f"{_ROW_TEXT}|{_CELL_TEXT}")
+_BARE = _CELL_TEXT.replace("(", "(?:").replace("(?:?:", "(?:")
+# a run: cells of the row open, and whole rows of plain cells
+_RUN = re.compile(f"(?:{_BARE}|{_ROW_TEXT.replace('(', '(?:').replace('(?:?', '(?')}(?:{_BARE})*</row>)+")
 _NAME = re.compile(r'<definedName name="([^"&\t\n\r]*)">([^<]*)</definedName>')
 _REFERENCE = re.compile(r"&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);")
 _COLUMNS: dict[str, int] = {}  # "AB" -> 28, filled as met (at most 18,278: three letters)
@@ -118,7 +125,7 @@ class Replay:
         stack: list[tuple[str, dict[str, str]]] = []  # open elements: (name, the namespaces outside it)
         while pos < end:
             if stack and text[pos] == "<" and spaces.get("") == _MAIN[:-1]:
-                if text.startswith("<c ", pos):
+                if text.startswith("<c ", pos) or text.startswith("<row ", pos):
                     after = self._cells(pos)
                 elif text.startswith("<definedName ", pos):
                     after = self._names(pos)
@@ -170,7 +177,9 @@ class Replay:
                     handler(text_value(match.group(0)))
 
     def _cells(self, pos: int) -> int:
-        """A run of plain cells from `pos`: counted, and put on the sheet being collected; the position after."""
+        """A run of plain cells and rows from `pos`: counted, and put on the sheet being collected; the position
+        after (`pos` itself where the run would cross a limit: the elements go one by one, to be refused at
+        the very one streaming refuses)."""
         scan = self.scan
         parser = scan.parser
         sheet = scan.collector
@@ -181,37 +190,44 @@ class Replay:
             collect = False
         else:
             return pos
-        run = _CELLS.match(self.text, pos)
+        run = _RUN.match(self.text, pos)
         if run is None:
             return pos
         chunk = run.group(0)
-        found = _CELL.findall(chunk)  # each cell of the run, in order: they follow one another
+        found = _ITEM.findall(chunk)  # each row and cell of the run, in order: they follow one another
+        rows = chunk.count("</row>")
+        if not scan.room(len(found) - rows, rows):
+            return pos
         if collect:
             try:
                 self._put(sheet, found, "&" in chunk or "\r" in chunk)
             except LeanUnsupported as exc:  # as `_Sheet.end` does: the collector gives up on this part
                 sheet.fail(exc)
-        scan.count_cells(len(found))
+        scan.count_cells(len(found) - rows)
+        scan.count(_MAIN + "row", rows)
         return run.end()
 
     @staticmethod
     def _put(sheet: _Sheet, found: list[tuple[str, ...]], decode: bool) -> None:
-        """The cells `_CELL` found, kept as `_Sheet.put` keeps them (a plain <f>: its text, data type `f`)."""
+        """The rows and cells `_ITEM` found, kept as `_Sheet._row` and `_Sheet.put` keep them (a plain <f>: its
+        text, data type `f`)."""
         put, cells, columns, top = sheet.put, sheet.cells, _COLUMNS, sheet.max_style
-        column = 0
-        for ref, letters, row, style, kind, f_tag, f, v_tag, v, is_tag, inline in found:
+        for number_of_row, letters, row, style, kind, f, no_f, v, inline, no_inline in found:
+            if number_of_row:
+                sheet.row, sheet.col = int(number_of_row), 0
+                continue
             column = columns[letters] if letters in columns else columns.setdefault(letters, _column(letters))
             number = int(style) if style else 0
             if number > top:
                 top = sheet.max_style = number
-            if f_tag:  # what `put` makes of any cell with a plain <f>, whatever its `t` and <v>
+            if f or no_f:  # what `put` makes of any cell with a plain <f>, whatever its `t` and <v>
                 line = int(row)
                 cells[(line, column)] = LeanCell(line, column, "=" + (text_value(f) if decode else f), "f")
             else:
                 if decode:
                     v, inline = text_value(v), text_value(inline)
-                put(ref, int(row), column, kind or "n", number, v if v_tag else None, None, None,
-                    inline if is_tag else None)
+                put(letters + row, int(row), column, kind or "n", number, v, None, None,
+                    inline if inline or no_inline else None)
             sheet.col = column
 
     def _names(self, pos: int) -> int:

@@ -156,6 +156,12 @@ class _XmlScan:
         if many:
             self._count(*_COUNTED[tag], many)
 
+    def room(self, cells: int, rows: int) -> bool:
+        """Whether `cells` more cells and `rows` more rows stay within the limits (`xml_replay` takes a run
+        that would cross one element by element, for the refusal streaming gives)."""
+        return self.tally.cells + cells <= self.limits.max_cells and \
+            self.tally.counts.get("rows", 0) + rows <= self.limits.max_rows
+
     def count_cells(self, many: int) -> None:
         """`many` cells in a row, nothing else between them (`xml_replay`): as many `_start`s."""
         if many:
