@@ -54,7 +54,9 @@ _ITEM = re.compile(f"{_ROW_TEXT}|{_CELL_TEXT}")
 _BARE = _CELL_TEXT.replace("(", "(?:").replace("(?:?:", "(?:")
 # a run: cells of the row open, and whole rows of plain cells
 _RUN = re.compile(f"(?:{_BARE}|{_ROW_TEXT.replace('(', '(?:').replace('(?:?', '(?')}(?:{_BARE})*</row>)+")
-_NAME = re.compile(r'<definedName name="([^"&\t\n\r]*)">([^<]*)</definedName>')
+_NAME_TEXT = r'<definedName name="([^"&\t\n\r]*)">([^<]*)</definedName>'
+_NAME = re.compile(_NAME_TEXT)
+_NAMES = re.compile(f"(?:{_NAME_TEXT.replace('(', '(?:')})+")
 _REFERENCE = re.compile(r"&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);")
 _COLUMNS: dict[str, int] = {}  # "AB" -> 28, filled as met (at most 18,278: three letters)
 _ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
@@ -232,7 +234,7 @@ class Replay:
 
     def _names(self, pos: int) -> int:
         """A run of plain workbook-scoped defined names from `pos`, counted and collected; the position after."""
-        scan, text, match = self.scan, self.text, _NAME.match
+        scan, text = self.scan, self.text
         book = scan.collector
         if scan.parser.StartElementHandler == scan._start_collected and isinstance(book, _Collected) \
                 and book.root == "workbook" and book.capture is None:
@@ -241,14 +243,18 @@ class Replay:
             names = None
         else:
             return pos
-        count = 0
-        while (name := match(text, pos)) is not None:
-            pos = name.end()
-            count += 1
-            if names is not None:
-                names.append(({"name": attribute_value(name.group(1))}, text_value(name.group(2)) or None))
-        scan.count(_MAIN + "definedName", count)
-        return pos
+        run = _NAMES.match(text, pos)
+        if run is None:
+            return pos
+        chunk = run.group(0)
+        found = _NAME.findall(chunk)
+        if names is not None:
+            if "&" in chunk or "\r" in chunk:
+                names.extend(({"name": name}, text_value(value) or None) for name, value in found)
+            else:
+                names.extend(({"name": name}, value or None) for name, value in found)
+        scan.count(_MAIN + "definedName", len(found))
+        return run.end()
 
 
 def _column(letters: str) -> int:
