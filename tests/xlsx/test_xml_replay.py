@@ -197,3 +197,16 @@ def test_the_replay_makes_the_calls_expat_makes(doc):
                                  "<a/>".encode("utf-16")])
 def test_a_part_that_is_not_plain_xml_streams_through_expat(doc):
     assert plain_start(doc) is None
+
+
+def test_names_written_plainly_are_located_as_single_cell_locates_them(books):
+    from budgetbook.review.readback import _PLAIN_CELL, single_cell, workbook_names
+
+    wb = read_xlsx(books["portfolio"]).workbook
+    names, _ = workbook_names(wb)
+    expected = {n.lower(): single_cell(d.attr_text or "") for n, d in wb.defined_names.items()}
+    assert names == {name: where for name, where in expected.items() if where is not None}
+    for text in ("'Inputs'!$D$4", "'It''s'!$D$4", "Inputs!$d$4", " 'Inputs'!$D$4 ", "'A!B'!$XFD$1048576",
+                 "'Inputs'!$D$4:$E$5", "'Inputs'!$D4"):
+        match = _PLAIN_CELL.fullmatch(text)
+        assert match is None or (match.group(1), match.group(2) + match.group(3)) == single_cell(text), text
