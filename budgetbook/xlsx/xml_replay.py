@@ -26,7 +26,7 @@ import re
 from typing import Any
 
 from .lean_book import LeanCell
-from .lean_parts import _MAIN, LeanUnsupported, _Collected, _Sheet
+from .lean_parts import _MAIN, LeanUnsupported, _Collected, _Sheet, _Strings
 
 __all__ = ["FAST_PART_BYTES", "Replay", "plain_start"]
 
@@ -57,6 +57,10 @@ _RUN = re.compile(f"(?:{_BARE}|{_ROW_TEXT.replace('(', '(?:').replace('(?:?', '(
 _NAME_TEXT = r'<definedName name="([^"&\t\n\r]*)">([^<]*)</definedName>'
 _NAME = re.compile(_NAME_TEXT)
 _NAMES = re.compile(f"(?:{_NAME_TEXT.replace('(', '(?:')})+")
+# a plain shared string: one <t>, no runs (`xml:space` is not read: it keeps the text as stored, as expat does)
+_STRING_TEXT = r'<si><t(?: xml:space="preserve")?>([^<]*)</t></si>'
+_STRING = re.compile(_STRING_TEXT)
+_STRINGS = re.compile(f"(?:{_STRING_TEXT.replace('([', '(?:[')})+")
 _REFERENCE = re.compile(r"&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);")
 _COLUMNS: dict[str, int] = {}  # "AB" -> 28, filled as met (at most 18,278: three letters)
 _ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
@@ -131,6 +135,8 @@ class Replay:
                     after = self._cells(pos)
                 elif text.startswith("<definedName ", pos):
                     after = self._names(pos)
+                elif text.startswith("<si>", pos):
+                    after = self._strings(pos)
                 else:
                     after = pos
                 if after != pos:
@@ -254,6 +260,28 @@ class Replay:
             else:
                 names.extend(({"name": name}, value or None) for name, value in found)
         scan.count(_MAIN + "definedName", len(found))
+        return run.end()
+
+
+    def _strings(self, pos: int) -> int:
+        """A run of plain shared strings from `pos`, counted and collected; the position after."""
+        scan, text = self.scan, self.text
+        table = scan.collector
+        if scan.parser.StartElementHandler == scan._start_collected and isinstance(table, _Strings) \
+                and table.depth == 1 and table.capture is None:
+            items = table.items
+        elif scan.parser.StartElementHandler == scan._start:
+            items = None
+        else:
+            return pos
+        run = _STRINGS.match(text, pos)
+        if run is None:
+            return pos
+        chunk = run.group(0)
+        found = _STRING.findall(chunk)
+        if items is not None:
+            items.extend(map(text_value, found) if "&" in chunk or "\r" in chunk else found)
+        scan.count(_MAIN + "si", len(found))
         return run.end()
 
 
