@@ -61,6 +61,10 @@ _NAMES = re.compile(f"(?:{_NAME_TEXT.replace('(', '(?:')})+")
 _STRING_TEXT = r'<si><t(?: xml:space="preserve")?>([^<]*)</t></si>'
 _STRING = re.compile(_STRING_TEXT)
 _STRINGS = re.compile(f"(?:{_STRING_TEXT.replace('([', '(?:[')})+")
+# elements of a sheet the lean reader reads nothing in: counted, their events not made (`Replay._skip`)
+_SKIPPED = ("<dataValidations", "<conditionalFormatting")
+_TAG = re.compile(r"<([^ \t\r\n/>]+)")
+_NOT_SKIPPED = frozenset(("c", "row", "col", "mergeCell", "hyperlink", "sheet", "Relationship"))
 _REFERENCE = re.compile(r"&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);")
 _COLUMNS: dict[str, int] = {}  # "AB" -> 28, filled as met (at most 18,278: three letters)
 _ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
@@ -137,6 +141,8 @@ class Replay:
                     after = self._names(pos)
                 elif text.startswith("<si>", pos):
                     after = self._strings(pos)
+                elif text.startswith(_SKIPPED, pos):
+                    after = self._skip(pos)
                 else:
                     after = pos
                 if after != pos:
@@ -283,6 +289,36 @@ class Replay:
             items.extend(map(text_value, found) if "&" in chunk or "\r" in chunk else found)
         scan.count(_MAIN + "si", len(found))
         return run.end()
+
+
+    def _skip(self, pos: int) -> int:
+        """A `<dataValidations>` or `<conditionalFormatting>` on a sheet from `pos`, its elements counted; the
+        position after. Only where its elements are ones nothing reads but the counts: no cell, row, column,
+        merge or link in it, no namespace declared, no element inside of its own name, no limit crossed."""
+        scan, text = self.scan, self.text
+        sheet = scan.collector
+        handler = scan.parser.StartElementHandler
+        if not (handler == scan._start or (handler == scan._start_collected and isinstance(sheet, _Sheet)
+                                           and not sheet.depth and sheet.capture is None)):
+            return pos
+        name = _TAG.match(text, pos).group(1)  # type: ignore[union-attr]
+        close = text.find(f"</{name}>", pos)
+        if close < 0:
+            return pos  # empty (`<dataValidations/>`): one element, the plain way
+        chunk = text[pos:close]
+        if "xmlns" in chunk or chunk.count(f"<{name}") != 1:
+            return pos
+        counts: dict[str, int] = {}
+        for tag in _TAG.findall(chunk):
+            counts[tag] = counts.get(tag, 0) + 1
+        if any(":" in tag or tag in _NOT_SKIPPED for tag in counts):
+            return pos
+        counted = {_MAIN + tag: many for tag, many in counts.items() if scan.counted(_MAIN + tag)}
+        if not scan.room_for(counted):
+            return pos
+        for tag, many in counted.items():
+            scan.count(tag, many)
+        return close + len(name) + 3
 
 
 def _column(letters: str) -> int:

@@ -162,6 +162,21 @@ class _XmlScan:
         return self.tally.cells + cells <= self.limits.max_cells and \
             self.tally.counts.get("rows", 0) + rows <= self.limits.max_rows
 
+    def counted(self, tag: str) -> bool:
+        """Whether elements `tag` are counted against a limit."""
+        return tag in _COUNTED
+
+    def room_for(self, many: dict[str, int]) -> bool:
+        """Whether so many more of each counted element stay within the limits (`xml_replay`, as `room`)."""
+        counts = self.tally.counts
+        added: dict[str, int] = {}
+        for tag, n in many.items():
+            limit_field, what = _COUNTED[tag]
+            added[what] = added.get(what, 0) + n
+            if counts.get(what, 0) + added[what] > getattr(self.limits, limit_field):
+                return False
+        return True
+
     def count_cells(self, many: int) -> None:
         """`many` cells in a row, nothing else between them (`xml_replay`): as many `_start`s."""
         if many:

@@ -233,3 +233,32 @@ def test_names_written_plainly_are_located_as_single_cell_locates_them(books):
                  "'Inputs'!$D$4:$E$5", "'Inputs'!$D4"):
         match = _PLAIN_CELL.fullmatch(text)
         assert match is None or (match.group(1), match.group(2) + match.group(3)) == single_cell(text), text
+
+
+def tally(path: Path) -> tuple:
+    """Everything the scan counts in a package (`xml_scan._Tally`), the lean reader collecting as it does."""
+    from budgetbook.xlsx.archive import open_archive
+    from budgetbook.xlsx.lean import LeanReader
+
+    data = path.read_bytes()
+    archive = open_archive(data, DEFAULT_LIMITS)
+    counted = xml_scan._Tally()
+    reader = LeanReader()
+    for info in xml_scan._scan_order(archive.infolist()):
+        if not info.is_dir():
+            xml_scan._scan_member(data, info, DEFAULT_LIMITS, counted, DEFAULT_LIMITS.max_uncompressed, False, reader)
+    return (counted.cells, counted.merged, counted.linked, counted.counts, counted.sheets, counted.workbook_part,
+            counted.relationships)
+
+
+def test_every_count_is_the_same_replayed_as_streamed(books, tmp_path, monkeypatch):
+    base = books["portfolio"].read_bytes()
+    members = hostile.members_of(base)
+    members[hostile.sheet_part(base, "Compute")] = excel_like(members[hostile.sheet_part(base, "Compute")])
+    edited = hostile.write_members(tmp_path / "edited.xlsx", members)
+    for path in (*books.values(), edited):
+        replayed = tally(path)
+        with monkeypatch.context() as patch:
+            patch.setattr(xml_scan, "FAST_PART_BYTES", -1)
+            assert tally(path) == replayed
+        assert replayed[3]["data validations"] and replayed[3]["conditional formats"] and replayed[3]["rows"]
