@@ -16,6 +16,12 @@ A sheet's used range (A1 to its last cell) is bounded once openpyxl has
 loaded the cells (`safety`): one cell at XFD1048576 costs nothing to load,
 only to walk. The declared `<dimension ref=...>` is trusted for nothing:
 openpyxl, in the mode budgetbook loads, ignores it.
+
+A part up to `xml_replay.FAST_PART_BYTES` is inflated whole before it is
+parsed: plain XML is checked by expat with no handler, then its elements
+are handed to the same handlers from its text (`xml_replay`), the cells in
+runs; anything else, and a larger part, goes through expat's handlers. Each
+part is parsed once either way, and refused for the same reason.
 """
 
 from __future__ import annotations
