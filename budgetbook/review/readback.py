@@ -129,10 +129,13 @@ def is_error_value(value: Any) -> bool:
 def workbook_names(wb) -> tuple[dict[str, tuple[str, str]], list[Finding]]:
     names: dict[str, tuple[str, str]] = {}
     findings = []
+    plain = _PLAIN_CELL.fullmatch
     for name, definition in wb.defined_names.items():
         # one cell (`'Inputs'!$D$4`): a name that is a formula, an #REF! or a range is not one of ours
         # (openpyxl's `destinations` tokenizes every name's text: the slowest part of reading a big book)
-        where = single_cell(definition.attr_text or "")
+        text = definition.attr_text or ""
+        match = plain(text)  # as budgetbook writes it: what `single_cell` gives, without its steps
+        where = (match.group(1), match.group(2) + match.group(3)) if match is not None else single_cell(text)
         if where is not None:
             names[name.lower()] = where
     for ws in wb.worksheets:
@@ -143,6 +146,7 @@ def workbook_names(wb) -> tuple[dict[str, tuple[str, str]], list[Finding]]:
     return names, findings
 
 
+_PLAIN_CELL = re.compile(r"'([^']+)'!\$([A-Z]{1,3})\$([0-9]{1,7})")  # `'Inputs'!$D$4`
 _SHEET_CELL = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!:\s(),]+))!\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
 
 

@@ -199,7 +199,7 @@ class _Sheet(_Part):
 
     def _store(self) -> None:
         """The cell as `WorkSheetParser.parse_cell` makes it, kept under its (row, column)."""
-        kind, ref = self.kind, self.ref
+        ref = self.ref
         if ref:
             row, column = _row_col(ref)
             self.col = column
@@ -207,15 +207,21 @@ class _Sheet(_Part):
             self.col += 1
             row, column = self.row, self.col
             self.sheet._all_refs = False
-        value: Any = None if kind == "inlineStr" else (self.v or None)
+        self.put(ref, row, column, self.kind, self.style, self.v, self.f, self.f_attrs, self.inline)
+
+    def put(self, ref: str | None, row: int, column: int, kind: str, style: int, v: str | None, f: str | None,
+            f_attrs: dict[str, str] | None, inline: str | None) -> None:
+        """Keep one cell: its reference, place, `t`, `s`, `<v>` and `<f>` texts, `<f>`'s attributes, `<is>` text
+        (`xml_replay` hands a plain cell here straight from its text, without the element events)."""
+        value: Any = None if kind == "inlineStr" else (v or None)
         cell = LeanCell(row, column, value, kind)
-        if self.f_attrs is not None:
-            cell.data_type, cell.value = "f", self._formula(ref, self.f or None)
+        if f_attrs is not None:
+            cell.data_type, cell.value = "f", self._formula(ref, f or None, f_attrs)
         elif value is not None:
             if kind == "n":
                 cell.value = _cast_number(value)
-                if self.style:
-                    self.styled.append((cell, self.style))
+                if style:
+                    self.styled.append((cell, style))
             elif kind == "s":
                 self.strings.append((cell, value))
             elif kind == "b":
@@ -227,15 +233,14 @@ class _Sheet(_Part):
                 cell.data_type = "s"
             elif kind == "d":
                 raise LeanUnsupported("an ISO date cell")
-        elif kind == "inlineStr" and self.inline is not None:
-            cell.data_type, cell.value = "s", self.inline
+        elif kind == "inlineStr" and inline is not None:
+            cell.data_type, cell.value = "s", inline
             if ref:
-                self.sheet._texts[ref] = self.inline
+                self.sheet._texts[ref] = inline
         self.cells[(row, column)] = cell
 
-    def _formula(self, ref: str | None, text: str | None) -> str:
+    def _formula(self, ref: str | None, text: str | None, attrs: dict[str, str]) -> str:
         """`WorkSheetParser.parse_formula`: `=` and the text; a shared formula's dependents translated."""
-        attrs = self.f_attrs or {}
         kind = attrs.get("t")
         value = "=" + (text or "")
         if kind == "shared":

@@ -16,6 +16,12 @@ A sheet's used range (A1 to its last cell) is bounded once openpyxl has
 loaded the cells (`safety`): one cell at XFD1048576 costs nothing to load,
 only to walk. The declared `<dimension ref=...>` is trusted for nothing:
 openpyxl, in the mode budgetbook loads, ignores it.
+
+A part up to `xml_replay.FAST_PART_BYTES` is inflated whole before it is
+parsed: plain XML is checked by expat with no handler, then its elements
+are handed to the same handlers from its text (`xml_replay`), the cells in
+runs; anything else, and a larger part, goes through expat's handlers. Each
+part is parsed once either way, and refused for the same reason.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from openpyxl.utils.cell import range_boundaries
 
 from .archive import inflate
 from .limits import Limits, Refused, human_size
+from .xml_replay import FAST_PART_BYTES, Replay, plain_start
 
 CONTENT_TYPES = "[Content_Types].xml"
 _XML_SUFFIXES = (".xml", ".rels", ".vml")
@@ -142,16 +149,47 @@ class _XmlScan:
         elif local == "Relationship" and self.name.endswith("workbook.xml.rels"):
             self.tally.relationships.setdefault(self.name, {})[attrs.get("Id", "")] = attrs.get("Target", "")
 
-    def _count(self, limit_field: str, what: str) -> None:
+    def _count(self, limit_field: str, what: str, many: int = 1) -> None:
         counts = self.tally.counts
-        counts[what] = counts.get(what, 0) + 1
+        counts[what] = counts.get(what, 0) + many
         limit = getattr(self.limits, limit_field)
         if counts[what] > limit:
             raise Refused(f"holds over {limit:,} {what}, more than a budget workbook needs "
                           f"(limit reached in {self.where()})")
 
-    def _cell(self) -> None:
-        self.tally.cells += 1
+    def count(self, tag: str, many: int) -> None:
+        """`many` elements `tag` in a row, nothing else between them (`xml_replay`): as many `_start`s."""
+        if many:
+            self._count(*_COUNTED[tag], many)
+
+    def room(self, cells: int, rows: int) -> bool:
+        """Whether `cells` more cells and `rows` more rows stay within the limits (`xml_replay` takes a run
+        that would cross one element by element, for the refusal streaming gives)."""
+        return self.tally.cells + cells <= self.limits.max_cells and \
+            self.tally.counts.get("rows", 0) + rows <= self.limits.max_rows
+
+    def counted(self, tag: str) -> bool:
+        """Whether elements `tag` are counted against a limit."""
+        return tag in _COUNTED
+
+    def room_for(self, many: dict[str, int]) -> bool:
+        """Whether so many more of each counted element stay within the limits (`xml_replay`, as `room`)."""
+        counts = self.tally.counts
+        added: dict[str, int] = {}
+        for tag, n in many.items():
+            limit_field, what = _COUNTED[tag]
+            added[what] = added.get(what, 0) + n
+            if counts.get(what, 0) + added[what] > getattr(self.limits, limit_field):
+                return False
+        return True
+
+    def count_cells(self, many: int) -> None:
+        """`many` cells in a row, nothing else between them (`xml_replay`): as many `_start`s."""
+        if many:
+            self._cell(many)
+
+    def _cell(self, many: int = 1) -> None:
+        self.tally.cells += many
         if self.tally.cells > self.limits.max_cells:
             raise Refused(f"holds over {self.limits.max_cells:,} cells, more than a budget "
                           f"workbook needs (limit reached in {self.where()})")
@@ -179,6 +217,26 @@ class _XmlScan:
         except expat.ExpatError as exc:
             raise Refused(f"`{self.name}` is not well-formed XML ({expat.ErrorString(exc.code)}, "
                           f"line {exc.lineno})") from None
+
+    def whole(self, data: bytes) -> None:
+        """The part, inflated whole: checked well-formed by expat with no handler, then its elements handed to
+        the handlers from its text (`xml_replay`) when it is plain XML; else fed through them. The handlers
+        see the same elements either way (and a part that is not well-formed is fed through them, for the
+        refusal streaming gives: a limit crossed before the fault is the one named)."""
+        start = plain_start(data)
+        if start is not None and _well_formed(data):
+            Replay(self, data.decode("utf-8")).run(start)
+        else:
+            self.feed(data, final=True)
+
+
+def _well_formed(data: bytes) -> bool:
+    """Whether expat, namespaces on, reads `data` to its end (`plain_start` has ruled out any DTD)."""
+    try:
+        expat.ParserCreate(namespace_separator="}").Parse(data, True)
+    except expat.ExpatError:
+        return False
+    return True
 
 
 def _looks_like_xml(head: bytes) -> bool:
@@ -209,24 +267,39 @@ def scan_members(archive: zipfile.ZipFile, data: bytes, limits: Limits,
 
 def _scan_member(data: bytes, info: zipfile.ZipInfo, limits: Limits, tally: _Tally, budget: int,
                  keep: bool, reader: Any = None) -> tuple[int, bytes]:
-    """(bytes inflated, the member's bytes if `keep` else b"") for one member, scanned if it is XML."""
+    """(bytes inflated, the member's bytes if `keep` else b"") for one member, scanned if it is XML.
+
+    An XML part up to FAST_PART_BYTES is inflated whole, then scanned (`_XmlScan.whole`); a larger one is
+    fed to expat piece by piece as it inflates. Should inflating fail part way, what was inflated is fed
+    first: a refusal streaming would have given before the failure is the one raised."""
     scan = None
-    pieces = []
+    whole = info.file_size <= FAST_PART_BYTES  # the declared size: `inflate` refuses a member past it
+    pieces: list[bytes] = []
     produced = 0
-    for piece in inflate(data, info, cap=budget):
-        if produced == 0 and (info.filename.lower().endswith(_XML_SUFFIXES) or _looks_like_xml(piece)):
-            # by content too: a relationship can point openpyxl at any part name
-            scan = _XmlScan(info.filename, limits, tally, reader)
-        produced += len(piece)
-        if scan is not None:
-            scan.feed(piece)
-        if keep:
-            if produced > limits.max_content_types_bytes:
+    try:
+        for piece in inflate(data, info, cap=budget):
+            if produced == 0 and (info.filename.lower().endswith(_XML_SUFFIXES) or _looks_like_xml(piece)):
+                # by content too: a relationship can point openpyxl at any part name
+                scan = _XmlScan(info.filename, limits, tally, reader)
+            produced += len(piece)
+            if scan is not None and not whole:
+                scan.feed(piece)
+            if keep or (scan is not None and whole):
+                pieces.append(piece)
+            if keep and produced > limits.max_content_types_bytes:
                 raise Refused(f"`{info.filename}` is over {human_size(limits.max_content_types_bytes)}")
-            pieces.append(piece)
+    except Refused:
+        if scan is not None and whole:
+            scan.feed(b"".join(pieces))
+        raise
+    body = b"".join(pieces)
+    del pieces
     if scan is not None:
-        scan.feed(b"", final=True)
-    return produced, b"".join(pieces)
+        if whole:
+            scan.whole(body)
+        else:
+            scan.feed(b"", final=True)
+    return produced, body if keep else b""
 
 
 def _area(ref: str) -> int:
