@@ -9,6 +9,7 @@ cell, and is left out of the reference. `extract` writes the rows into the plan 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -18,6 +19,8 @@ from ..lineitems.adjustment_formula import FormulaProblem
 from ..xlsx.formula_text import formula_of
 from .findings import Finding, clipped
 from .readback import OpenedWorkbook
+
+_LABEL = re.compile(r"adj_[0-9]+_label")  # a laid-out row of the table, by its first cell's name
 
 
 def has_table(book: OpenedWorkbook) -> bool:
@@ -37,12 +40,15 @@ def read_rows(book: OpenedWorkbook) -> tuple[list[dict], list[Finding]]:
     """The table's filled rows as plan entries (in row order), and a finding for each row refused."""
     rows: list[dict] = []
     findings: list[Finding] = []
-    n = 0
-    while True:
-        n += 1
+    laid_out = sum(1 for spec in book.layout if _LABEL.fullmatch(spec.name))
+    for n in range(1, laid_out + 1):
         cells = {field: _cell(book, n, field) for field in adj.FIELDS}
-        if cells["label"] is None:  # past the table's last named row
-            break
+        gone = [field for field, found in cells.items() if found is None]
+        if gone:  # a deleted name: the row cannot be read, and what it held would be lost without a word
+            findings += [Finding("missing", f"`adj_{n}_{field}` is gone: its defined name or sheet (Adjustments) "
+                                 f"was deleted, so adjustment {n} cannot be read", name=f"adj_{n}_{field}")
+                         for field in gone]
+            continue
         note = book.locate(f"adj_{n}_label")
         raw = {field: (c[2] if c is not None else None) for field, c in cells.items()}
         raw = {k: (v.strip() if isinstance(v, str) and not v.startswith("=") else v) for k, v in raw.items()}

@@ -193,6 +193,19 @@ def test_bad_adjustment_rows_are_one_finding_each_naming_the_cell(capsys, tmp_pa
     assert figures[f"adjustments_{B}"]["reference"] == -700
 
 
+
+@pytest.mark.parametrize("name", ["adj_3_amount", "adj_2_label", "adj_10_month"])
+def test_a_deleted_adjustment_name_is_missing_not_a_row_lost(capsys, pristine, tmp_path, name):
+    """A row of the table whose name is deleted cannot be read; an amount typed there would be dropped without a
+    word, and a deleted label ended the table there (every row after it unread): an error naming it, exit 1
+    (the tamper fuzzer found `adj_10_amount` deleted and check OK)."""
+    wb = openpyxl.load_workbook(pristine)
+    del wb.defined_names[name]
+    wb.save(tmp_path / "tampered.xlsx")
+    code, report = check_json(capsys, tmp_path / "tampered.xlsx")
+    missing = [f["name"] for f in report["findings"] if f["kind"] == "missing"]
+    assert code == 1 and not report["ok"] and missing == [name], report["findings"]
+
 def test_diff_shows_each_adjustment_as_its_own_change(capsys, tmp_path):
     old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
     old.write_text(template_text(FT), encoding="utf-8")
