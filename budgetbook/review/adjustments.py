@@ -49,6 +49,7 @@ def read_rows(book: OpenedWorkbook) -> tuple[list[dict], list[Finding]]:
                                  f"was deleted, so adjustment {n} cannot be read", name=f"adj_{n}_{field}")
                          for field in gone]
             continue
+        read = {field: found for field, found in cells.items() if found is not None}  # every field
         note = book.locate(f"adj_{n}_label")
         raw = {field: (c[2] if c is not None else None) for field, c in cells.items()}
         raw = {k: (v.strip() if isinstance(v, str) and not v.startswith("=") else v) for k, v in raw.items()}
@@ -66,7 +67,7 @@ def read_rows(book: OpenedWorkbook) -> tuple[list[dict], list[Finding]]:
         problem = _problem(book, entry)
         if problem is not None:
             field, message = problem
-            sheet, cell, value = cells[field] or cells["label"]
+            sheet, cell, value = read[field]
             findings.append(Finding("invalid_input", f"adjustment {n} ({field}): {message}", sheet, cell,
                                     f"adj_{n}_{field}", actual=clipped(value, quote=False)))
             continue
