@@ -246,7 +246,7 @@ class Replay:
 
     def _names(self, pos: int) -> int:
         """A run of plain workbook-scoped defined names from `pos`, counted and collected; the position after."""
-        scan, text = self.scan, self.text
+        scan = self.scan
         book = scan.collector
         if scan.parser.StartElementHandler == scan._start_collected and isinstance(book, _Collected) \
                 and book.root == "workbook" and book.capture is None:
@@ -255,23 +255,12 @@ class Replay:
             names = None
         else:
             return pos
-        run = _NAMES.match(text, pos)
-        if run is None:
-            return pos
-        chunk = run.group(0)
-        found = _NAME.findall(chunk)
-        if names is not None:
-            if "&" in chunk or "\r" in chunk:
-                names.extend(({"name": name}, text_value(value) or None) for name, value in found)
-            else:
-                names.extend(({"name": name}, value or None) for name, value in found)
-        scan.count(_MAIN + "definedName", len(found))
-        return run.end()
-
+        return self._run(pos, _NAMES, _NAME, "definedName", names, lambda found, decode: (
+            ({"name": name}, (text_value(value) if decode else value) or None) for name, value in found))
 
     def _strings(self, pos: int) -> int:
         """A run of plain shared strings from `pos`, counted and collected; the position after."""
-        scan, text = self.scan, self.text
+        scan = self.scan
         table = scan.collector
         if scan.parser.StartElementHandler == scan._start_collected and isinstance(table, _Strings) \
                 and table.depth == 1 and table.capture is None:
@@ -280,14 +269,22 @@ class Replay:
             items = None
         else:
             return pos
-        run = _STRINGS.match(text, pos)
+        return self._run(pos, _STRINGS, _STRING, "si", items,
+                         lambda found, decode: map(text_value, found) if decode else found)
+
+    def _run(self, pos: int, whole: re.Pattern, one: re.Pattern, tag: str, held: list | None,
+             entries: Any) -> int:
+        """A run of `whole` from `pos`, each `one` in it counted as a `tag` element and, where `held` is the
+        collector's list, added to it as `entries(found, decode)` gives them (`decode`: the run holds a
+        reference or a carriage return, which expat would have decoded); the position after."""
+        run = whole.match(self.text, pos)
         if run is None:
             return pos
         chunk = run.group(0)
-        found = _STRING.findall(chunk)
-        if items is not None:
-            items.extend(map(text_value, found) if "&" in chunk or "\r" in chunk else found)
-        scan.count(_MAIN + "si", len(found))
+        found = one.findall(chunk)
+        if held is not None:
+            held.extend(entries(found, "&" in chunk or "\r" in chunk))
+        self.scan.count(_MAIN + tag, len(found))
         return run.end()
 
 
