@@ -93,9 +93,7 @@ def current_plan_text(book: OpenedWorkbook) -> str:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise WorkbookError(f"{first.where}: {first.message}{more}", source=str(path))
     text = rewrite_plan(book.plan_text, current_ranges(book, cells, values), book)
-    notes = edited_notes(book, cells)
-    if notes:  # a note edited on Inputs: the key's comment (with none, `with_comments` parses the text for nothing)
-        text = with_comments(text, notes)
+    text = with_comments(text, edited_notes(book, cells))  # a note edited on Inputs: the key's comment
     try:
         plan_from_text(text, f"{path} (extracted plan)")  # what we write must load
     except PlanError as exc:  # a rule across inputs: named by its cell

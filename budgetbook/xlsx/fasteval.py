@@ -56,11 +56,9 @@ cannot parse or compile.
 """
 from __future__ import annotations
 
-import gc
 import io
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from functools import cache
 from itertools import compress, repeat
 from operator import is_
@@ -71,6 +69,7 @@ import schedula as sh
 
 from ..progress import stage
 from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters, parse_ref
+from .collector import paused
 from .lean_book import LeanWorkbook
 from .numeric import NumericShape
 from .schedule import batches
@@ -90,7 +89,7 @@ _NOT_COMPUTED = object()  # no result there (`_cell_values`): a formula without 
 def evaluate_fast(source: Any, cells: Mapping[str, tuple[str, str]] | None = None) -> dict[str, Any]:
     """{defined name: value} for every workbook-scoped name, and {name: value} of each of `cells`
     ({name: (sheet title, "C7")}); Excel errors as text; see the module doc."""
-    with _collector_paused():
+    with paused():
         return _named_values(_evaluated(CellGrid(load_workbook_of(source))), cells)
 
 
@@ -117,25 +116,8 @@ def evaluate_cells(workbook: Any) -> dict[CellKey, Any]:
     numpy scalars, Excel errors as `XlError`); for a workbook being written (`workbook.cached`), whose
     text cells still hold the `_xHHHH_` escapes the file will carry. Raises `Unsupported` like
     `evaluate_fast`."""
-    with _collector_paused():
+    with paused():
         return dict(_evaluated(CellGrid(workbook, decode_text=True)).results)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector held off while a workbook is evaluated, and as it was after.
-
-    The evaluator builds a few objects a cell (areas, plans, results); every ~700 of them the collector
-    runs, and now and then it walks every object alive, the opened workbook's too: ~0.3 of 1.3 CPU s
-    at 44,000 formula cells. What evaluating leaves for it is collected when it runs again after.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _evaluated(grid: CellGrid) -> _Evaluator:

@@ -19,13 +19,10 @@ that turns it into a `WorkbookError` naming the file.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import io
 import os
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -34,6 +31,7 @@ from defusedxml import DefusedXmlException
 
 from ..errors import WorkbookError
 from .archive import check_declared, open_archive
+from .collector import paused
 from .file_bytes import ZIP_MAGICS, not_a_zip_reason, read_file_bytes
 from .lean import LeanReader
 from .limits import DEFAULT_LIMITS, Limits, Refused, one_line
@@ -139,7 +137,7 @@ def read_xlsx(path: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS) -> Lo
     source = str(path)
     reader = LeanReader()
     try:
-        with gc_paused():  # ~70,000 cells at 45,000 formula cells: no cycle among them for the collector to find
+        with paused():  # ~70,000 cells at 45,000 formula cells: no cycle among them for the collector to find
             info = _inspect_bytes(read_file_bytes(Path(path), limits), source, limits, reader)
         if reader.workbook is not None:
             workbook = reader.workbook
@@ -152,19 +150,6 @@ def read_xlsx(path: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS) -> Lo
     except Refused as exc:
         raise WorkbookError(str(exc), source=source) from None
     return LoadedWorkbook(workbook=workbook, info=info)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Python's cycle collector off for a block that builds many objects and no cycle worth collecting (each
-    pass of it walks every object alive: a third of reading a large book), back as it was after."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def bound_used_ranges(workbook: openpyxl.Workbook, limits: Limits = DEFAULT_LIMITS) -> None:
