@@ -100,7 +100,8 @@ def test_months_sum_to_every_figure(plan_and_text):
         # reliability where SLA credits (money back) exceed its costs
         refunded = (row.item in ("commitment", "adjustments", "reliability")
                     or (row.item == "total" and plan.adjustments))
-        assert refunded or all(v >= 0 for v in row.values), row
+        # a month past the end of an owned cluster's life can hold -1.5e-13 of financing (its book value 0, rounded)
+        assert refunded or all(v >= -1e-9 * max(1.0, abs(row.total)) for v in row.values), row
         assert math.isclose(sum(row.values), row.total, rel_tol=1e-12, abs_tol=1e-9), row
 
 
