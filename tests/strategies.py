@@ -273,8 +273,8 @@ def scope_section(draw, serving: dict) -> dict:
             scope["peak_tflops"] = draw(value(100, 2000))
         for key, lo, hi in (("flop_per_param_token", 4, 8), ("tokens_per_param", 0, 100),
                             ("lora_compute_share", 0.5, 1), ("fixed_cost", 0, 1e6)):
-            if draw(st.booleans()):
-                scope[key] = draw(value(lo, hi))
+            if draw(st.booleans()):  # a plan in four reaches each: ranged two times in three
+                scope[key] = draw(often_ranged(lo, hi))
         serving.setdefault("context_tokens", draw(value(512, 131072)))
         serving.setdefault("concurrent_sequences", draw(value(1, 256)))
         for key, lo, hi in (("memory_gb", 16, 256), ("memory_gb_per_s", 500, 8000)):
@@ -336,7 +336,9 @@ def commitment(draw, market_id: str, gpu: str) -> dict:
     """A block on a priced market: sized so that random workloads leave it idle, fill it, or overflow it."""
     return note(draw, {"market": market_id, "gpu": gpu, "gpus": draw(value(1, 2048)),
                        "term_months": draw(value(0.5, 6)), "fallback_price_per_gpu_hour": draw(value(0.5, 12))}
-                | draw(timing(months=False)))
+                | draw(timing(months=False))
+                # commit now or wait: left to its default (half the term), or up to past the term (all on demand)
+                | draw(st.one_of(st.just({}), st.builds(lambda w: {"wait_months": w}, value(0, 8)))))
 
 
 # one strategy per plan section a line item owns; commitments name markets, so `plan_data` draws them once

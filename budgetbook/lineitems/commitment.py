@@ -22,16 +22,17 @@ and the saving from committing (on demand - the block).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr, model_validator
 
 from ..markets.registry import gpu_price, priced_markets
 from ..plan.inputs import InputCell, timed, walk
 from ..plan.model import GPU_PATTERN, ID_PATTERN, Plan, Price, Strict, check_start, suggest
 from ..plan.numbers import Num, num
-from ..plan.timing import Months, Start, offset_of, share
+from ..plan.timing import MAX_MONTHS, Months, Start, offset_of, share
 from ..sheetkit import style as st
 from ..sheetkit.cash_flow import CashFlow
 from ..sheetkit.grid import Blueprint
@@ -42,7 +43,7 @@ from .compute import price_index
 from .markets import markets_used
 from .phasing import number
 from .scenario import MarketView
-from .units import HOURS_PER_MONTH
+from .units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 
 TITLE = "Commitment"
 LINE = Line("commitment", "Commitment: idle and overflow", billed="gpu")
@@ -50,7 +51,10 @@ LINE = Line("commitment", "Commitment: idle and overflow", billed="gpu")
 BLOCK = Line("commitment_block", "Commit: the block (reserved + overflow at the fallback)", in_total=False)
 ON_DEMAND = Line("commitment_on_demand", "Rent on demand instead (its used hours at the fallback)", in_total=False)
 SAVING = Line("commitment_saving", "Saving from committing (on demand - the block)", in_total=False)
-COMPARISON = (BLOCK, ON_DEMAND, SAVING)
+# commit now or wait (issue 29, item 4): the block started `wait_months` later, ending as planned, at the price then
+WAIT = Line("commitment_wait", "Wait, then commit (the rest of the term at the price then)", in_total=False)
+WAIT_SAVING = Line("commitment_wait_saving", "Saving from committing now (waiting - the block)", in_total=False)
+COMPARISON = (BLOCK, ON_DEMAND, SAVING, WAIT, WAIT_SAVING)
 
 
 class Commitment(Strict):
@@ -62,7 +66,23 @@ class Commitment(Strict):
     start: Start | None = Field(None, description="a month (2026-03) or months after the plan's start; "
                                                   "default the plan's start")
     fallback_price_per_gpu_hour: Price = Field(description="on-demand rate of the hours the block cannot hold")
+    wait_months: Annotated[Num, num(0, MAX_MONTHS, unit="months", description=(
+        "commit now or wait: the comparison rents this many months on demand, then commits for the rest of "
+        "the term at the price then; default half the term"))] | None = None
     note: str = Field("", max_length=2000)
+    _wait_default: bool = PrivateAttr(False)
+
+    @model_validator(mode="after")
+    def _default_wait(self):
+        if self.wait_months is None:  # frozen: set once here, as if the plan had given it (as a workload's MFU)
+            object.__setattr__(self, "wait_months", Num.of(self.term_months.base / 2))
+            self._wait_default = True
+        return self
+
+    @property
+    def wait_default(self) -> bool:
+        """Whether `wait_months` is the default (half the term), not the plan's."""
+        return self._wait_default
 
 
 def _commitments(plan: Any) -> list[Any]:
@@ -73,8 +93,10 @@ def input_cells(plan: Plan) -> list[InputCell]:
     cells: list[InputCell] = []
     for i, c in enumerate(_commitments(plan)):
         name, label = f"cmt_{c.market}_{c.gpu.lower()}", f"Commitment {c.market} {c.gpu}"
-        cells += timed(plan, list(walk(c, ("commitments", i), (name,), label)), ("commitments", i), name, label,
-                       c.start, None)
+        found = timed(plan, list(walk(c, ("commitments", i), (name,), label)), ("commitments", i), name, label,
+                      c.start, None)
+        cells += [dataclasses.replace(cell, note="default: half the term") if c.wait_default and
+                  cell.path[2:] == ("wait_months",) else cell for cell in found]
     return cells
 
 
@@ -143,15 +165,35 @@ def _monthly_cost(view: MarketView, c: Any) -> list[float]:
             for r, u, price, fallback, _ in _months(view, c)]
 
 
+def _waited(view: MarketView, c: Any) -> list[Any]:
+    """Commit after waiting: each month's cost where the block starts `wait_months` later and ends as planned
+    (its term shortened by the wait), at the committed price x the market's price change over the wait; the
+    hours it does not hold (all of them before it starts) at the month's fallback rate."""
+    start, term = term_window(view.plan, c)
+    wait = number(c.wait_months)
+    later = _positive(term - wait)
+    market = next(m for m in view.plan.markets if m.id == c.market)
+    change = market.price_change_per_year
+    moved = 1.0 if change is None else (1 + change) ** (wait / MONTHS_PER_YEAR)
+    costs = []
+    for n, (_, u, price, fallback, _) in enumerate(_months(view, c)):
+        reserved = c.gpus * HOURS_PER_MONTH * share(start + wait, later, n) * later
+        costs.append(reserved * price * moved + _positive(u - reserved) * fallback)
+    return costs
+
+
 def comparison(view: MarketView) -> dict[str, Any]:
     """Commit or rent, over the commitments the market pays: the blocks' cost (reserved x committed price +
-    overflow at the month's fallback rate), their used hours on demand at that rate, and the saving."""
-    block = on_demand = 0.0
+    overflow at the month's fallback rate), their used hours on demand at that rate, and the saving; and commit
+    now or wait (`_waited`) and what committing now saves against waiting."""
+    block = on_demand = wait = 0.0
     for _, c in used_here(view):
         for r, u, price, fallback, _ in _months(view, c):
             block = block + r * price + _positive(u - r) * fallback
             on_demand = on_demand + u * fallback
-    return {BLOCK.id: block, ON_DEMAND.id: on_demand, SAVING.id: on_demand - block}
+        wait = wait + sum(_waited(view, c), 0.0)
+    return {BLOCK.id: block, ON_DEMAND.id: on_demand, SAVING.id: on_demand - block, WAIT.id: wait,
+            WAIT_SAVING.id: wait - block}
 
 
 def _positive(x: Any) -> Any:
@@ -227,7 +269,20 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
                               cost=_where_used(plan, c, f"cf_com_{i + 1}_on_demand_{{market}}"))
         saving = sheet.row(SAVING.label, plan.currency, money0, "={on_demand}-{block}", f"{name}_saving",
                            on_demand=on_demand, block=block)
-        for line, row in zip(COMPARISON, (block, on_demand, saving), strict=True):
+        sheet.section("Commit now or wait (on demand until the block starts; it ends as planned)")
+        waited = sheet.row("Months waited before committing", "months", st.COUNT, "={wait}", f"{name}_wait_months",
+                  wait=_where_used(plan, c, inp[key + ("wait_months",)]))
+        moved = ("={price}" if market.price_change_per_year is None else
+                 "={price}*(k_one+{change})^({wait}/k_months_per_year)")
+        sheet.row("Committed price after the wait (the market's price change over it)", f"{plan.currency}/GPU-hour",
+                  money2, moved, f"{name}_wait_price", price=price, wait=waited,
+                  change=_where_used(plan, c, inp.market(plan, market, "price_change_per_year")
+                                     if market.price_change_per_year is not None else "k_none"))
+        wait = sheet.row(WAIT.label, plan.currency, money0, "={cost}", f"{name}_wait",
+                         cost=_where_used(plan, c, f"cf_com_{i + 1}_wait_{{market}}"))
+        wait_saving = sheet.row(WAIT_SAVING.label, plan.currency, money0, "={wait}-{block}", f"{name}_wait_saving",
+                                wait=wait, block=block)
+        for line, row in zip(COMPARISON, (block, on_demand, saving, wait, wait_saving), strict=True):
             compared[line.id].append(row)
         sheet.gap()
     sheet.section("All commitments")
@@ -244,6 +299,9 @@ def timing(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
         key = ("commitments", i)
         cf.flag(f"term_{i + 1}", f"Commitment term: {c.gpu} on {c.market}", f"={inp[key + ('start',)]}",
                 f"={inp[key + ('term_months',)]}")
+        wait = inp[key + ("wait_months",)]
+        cf.flag(f"wait_{i + 1}", f"Commitment after the wait: {c.gpu} on {c.market}",
+                f"={inp[key + ('start',)]}+{wait}", f"=MAX(k_none,{inp[key + ('term_months',)]}-{wait})")
 
 
 def _used_terms(cf: CashFlow, m: Any, c: Any) -> tuple[dict[str, Any], list[str]]:
@@ -254,6 +312,12 @@ def _used_terms(cf: CashFlow, m: Any, c: Any) -> tuple[dict[str, Any], list[str]
             by_workload.setdefault((bought.workload, bought.flag), []).append(bought.term)
     refs: dict[str, Any] = {f"f{j}": cf.flags[flag] for j, (_, flag) in enumerate(by_workload)}
     return refs, [f"({'+'.join(terms)})*{{f{j}}}" for j, terms in enumerate(by_workload.values())]
+
+
+@dataclasses.dataclass(frozen=True)
+class _RowOf:
+    """A Cash flow row made further down the same list (`cash_flow`): its number, once it is there."""
+    name: str
 
 
 def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
@@ -294,9 +358,18 @@ def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
                              "={reserved}*{price}+{over}*" + rate, f"{name}_block_{m.id}", m, cells))
             compared.append((f"{c.gpu} on {c.market}: rent on demand instead (used at the fallback)",
                              "={used}*" + rate, f"{name}_on_demand_{m.id}", m, cells))
+            waited = cells | {"flag": cf.flags[f"wait_{i + 1}"], "gpus": inp[key + ("gpus",)],
+                              "months": f"cf_t_wait_{i + 1}_months", "wait_price": f"com_{i + 1}_wait_price_{m.id}"}
+            compared.append((f"{c.gpu} on {c.market}: reserved GPU-hours after the wait",
+                             "={gpus}*k_hours_per_month*{months}*{flag}", f"{name}_wait_reserved_{m.id}", m, waited))
+            compared.append((f"{c.gpu} on {c.market}: wait, then commit (the hours it does not hold at the fallback)",
+                             "={reserved}*{wait_price}+MAX(k_none,{used}-{reserved})*" + rate, f"{name}_wait_{m.id}",
+                             m, waited | {"reserved": _RowOf(f"{name}_wait_reserved_{m.id}")}))
         cf.line(LINE.id, LINE.label, m, rows)
+    made: dict[str, int] = {}
     for label, template, name, market, cells in compared:  # after the lines: a line's rows lie above it
-        cf.row(label, template, name, market, cells)
+        cells = {key: made[ref.name] if isinstance(ref, _RowOf) else ref for key, ref in cells.items()}
+        made[name] = cf.row(label, template, name, market, cells)
     cf.gap()
 
 
