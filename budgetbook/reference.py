@@ -17,8 +17,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .lineitems import gap
-from .lineitems.compute import price_index
-from .lineitems.phasing import month_count
+from .lineitems.phasing import month_count, price_index
 from .lineitems.registry import LINE_ITEMS, TOTAL, gpu_hours_bought, lines
 from .lineitems.scenario import MarketView, Resolved
 from .lineitems.serving import serving_figures

@@ -417,10 +417,9 @@ def plan_data(draw) -> dict:
         sections["commitments"] = [draw(commitment(priced_ids[0], draw(st.sampled_from(sorted(gpus)))))]
     owned_blocks = [m["owned"] for m in markets if "owned" in m]
     # prices that move (issue 29, item 4), 1 in 3 rented markets (a commitment's among them: its block keeps the
-    # committed price, its fallback rate moves): not one an owned cluster's overflow reads at its stated price
-    flat = {o["fallback"] for o in owned_blocks}
+    # committed price, its fallback rate moves; an owned cluster's fallback: its overflow pays the month's price)
     for m in markets:
-        if m["id"] in priced_ids and m["id"] not in flat and draw(st.integers(0, 2)) == 0:
+        if m["id"] in priced_ids and "owned" not in m and draw(st.integers(0, 2)) == 0:
             m["price_change_per_year"] = draw(value(-0.5, 0.3))
     with_months = any(isinstance(entry.get("start"), str) for entry in workloads + sections.get("commitments", [])
                       + (sections.get("people") or {}).get("roles", []) + owned_blocks)

@@ -39,9 +39,8 @@ from ..sheetkit.grid import Blueprint
 from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, Rows
 from .base import Line, LineItem, Section, rule
-from .compute import price_index
 from .markets import markets_used
-from .phasing import number
+from .phasing import number, price_index
 from .scenario import MarketView
 from .units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 

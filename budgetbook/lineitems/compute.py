@@ -27,9 +27,9 @@ from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, CellOf, Rows
 from .base import GpuHours, GpuHoursCells, Line, LineItem, one_sheet, rule
 from .markets import paying_market, runs_on, shows_paying
-from .phasing import run_window
+from .phasing import committed, months_after_as_of, paid_index, run_window
 from .scenario import MarketView
-from .units import FLOP_PER_TFLOP, HOURS_PER_DAY, MONTHS_PER_YEAR, SECONDS_PER_HOUR
+from .units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
 
 TITLE = "Compute"
 LINE = Line("compute", "Compute", billed="gpu")
@@ -67,34 +67,6 @@ class WorkloadCompute:
 def moving(plan: Any) -> bool:
     """Whether some market's prices move (`price_change_per_year`): compute then has its price index rows."""
     return any(getattr(m, "price_change_per_year", None) is not None for m in plan.markets)
-
-
-def months_after_as_of(plan: Any) -> int:
-    """Whole months from the prices' date (`as_of`) to the plan's first month; 0 without both."""
-    if plan.as_of is None or plan.start is None:
-        return 0
-    year, month = (int(part) for part in plan.start.split("-"))
-    return (year - plan.as_of.year) * MONTHS_PER_YEAR + month - plan.as_of.month
-
-
-def price_index(view: MarketView, market: Any) -> list[float] | None:
-    """Each month's price / the stated price on `market` (None where its prices do not move)."""
-    change = market.price_change_per_year
-    if change is None:
-        return None
-    offset = months_after_as_of(view.plan)
-    return [(1 + change) ** ((n + offset) / MONTHS_PER_YEAR) for n in range(view.months)]
-
-
-def committed(plan: Any, market: Any, gpu: str) -> bool:
-    """Whether a commitment reserves `gpu` on `market`: its hours there pay the committed price, flat for the
-    term (and those the block cannot hold the fallback rate, at the month's price: `commitment`)."""
-    return any(c.market == market.id and c.gpu == gpu for c in getattr(plan, "commitments", None) or [])
-
-
-def paid_index(view: MarketView, market: Any, gpu: str) -> list[float] | None:
-    """The price index of `gpu`'s hours on `market`: the market's, None where they do not move or are committed."""
-    return None if committed(view.plan, market, gpu) else price_index(view, market)
 
 
 def workload_compute(view: MarketView, workload: Any) -> WorkloadCompute:

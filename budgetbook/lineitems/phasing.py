@@ -13,6 +13,11 @@ These functions read a plan seen in one scenario (`Resolved`: plain floats);
 the reference rules use them. The workbook computes the same windows with
 formulas on its Cash flow sheet; only `month_count` (how many month columns
 it has) is shared, because that is layout.
+
+And the price of each month: where a market's prices move
+(`price_change_per_year`, r), month n pays the stated price x (1 + r) ^ ((n +
+the months from `as_of` to the plan's start) / 12), the price index of the
+month; a commitment's hours keep their committed price (`committed`).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Any
 
 from ..plan.numbers import SCENARIOS
 from ..plan.timing import DAYS_PER_MONTH, DEFAULT_WORKLOAD_MONTHS, SETUP_MONTHS, horizon, offset_of
-from .scenario import Resolved
+from .scenario import MarketView, Resolved
 from .units import MONTHS_PER_YEAR
 
 Window = tuple[float, float]   # (start, months), in months after the plan's start
@@ -84,3 +89,31 @@ def month_count(plan: Any, owned: bool = True) -> int:
     but an owned cluster's)."""
     ends = [start + months for s in SCENARIOS for start, months in windows(Resolved(plan, s), owned)]
     return horizon(ends)
+
+
+def months_after_as_of(plan: Any) -> int:
+    """Whole months from the prices' date (`as_of`) to the plan's first month; 0 without both."""
+    if plan.as_of is None or plan.start is None:
+        return 0
+    year, month = (int(part) for part in plan.start.split("-"))
+    return (year - plan.as_of.year) * MONTHS_PER_YEAR + month - plan.as_of.month
+
+
+def price_index(view: MarketView, market: Any) -> list[float] | None:
+    """Each month's price / the stated price on `market` (None where its prices do not move)."""
+    change = market.price_change_per_year
+    if change is None:
+        return None
+    offset = months_after_as_of(view.plan)
+    return [(1 + change) ** ((n + offset) / MONTHS_PER_YEAR) for n in range(view.months)]
+
+
+def committed(plan: Any, market: Any, gpu: str) -> bool:
+    """Whether a commitment reserves `gpu` on `market`: its hours there pay the committed price, flat for the
+    term (and those the block cannot hold the fallback rate, at the month's price: `commitment`)."""
+    return any(c.market == market.id and c.gpu == gpu for c in getattr(plan, "commitments", None) or [])
+
+
+def paid_index(view: MarketView, market: Any, gpu: str) -> list[float] | None:
+    """The price index of `gpu`'s hours on `market`: the market's, None where they do not move or are committed."""
+    return None if committed(view.plan, market, gpu) else price_index(view, market)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..lineitems.base import Line
+from ..lineitems.phasing import committed
 from ..plan.inputs import InputCell, bounds_of, timed, walk
 from ..sheetkit import style as st
 from ..sheetkit.cash_flow import BEGIN_ROW, END_ROW, CashFlow
@@ -133,6 +134,7 @@ def _cluster_rows(cf: CashFlow, plan: Any, inp: Inputs, m: Any, i: int, owner: A
     asset = {"purchase": f"own_{owner.id}_purchase_{m.id}", "residual": f"own_{owner.id}_residual_{m.id}",
              "service": service}
     fallback = next(x for x in plan.markets if x.id == owner.owned.fallback)
+    index = None if committed(plan, fallback, owner.owned.gpu) else cf.price_rows.get(fallback.id)
     costs = {
         "depreciation": row("depreciation", "=({purchase}-{residual})/({life_years}*k_months_per_year)*{ageing}",
                             "depreciation", asset | {"ageing": ageing}, item="owned_depreciation"),
@@ -151,7 +153,10 @@ def _cluster_rows(cf: CashFlow, plan: Any, inp: Inputs, m: Any, i: int, owner: A
                          "({life_years}*k_months_per_year)*{elapsed})*{service}", "financing",
                          asset | {"elapsed": elapsed}, item="owned_financing"),
         "overflow": row("overflow at the fallback's price", "={over}*{price}", "overflow",
-                        {"over": over, "price": inp.price(fallback, owner.owned.gpu)}, item="owned_overflow"),
+                        {"over": over, "price": inp.price(fallback, owner.owned.gpu)}, item="owned_overflow")
+        if index is None else  # the fallback's prices move: the month's price
+        row("overflow at the fallback's price of the month", "={over}*{price}*{index}", "overflow",
+            {"over": over, "price": inp.price(fallback, owner.owned.gpu), "index": index}, item="owned_overflow"),
     }
     # the cash view (`show --by month --view cash`): the purchase in the month it falls in, not its depreciation
     bought = row("purchase (cash view, in its month)", "=IF(AND({start}>={begin},{start}<{end}),{purchase},k_none)",

@@ -9,7 +9,8 @@ facility, maintenance and financing are the plan's expense. A month's installed 
 count x 730.5 x the share of the month in service, its deliverable hours that x
 availability. The GPU-hours every line item buys on it for its GPU fill the
 deliverable hours month by month; what they cannot hold (the overflow) is paid
-at the fallback market's price for that GPU; the installed hours not busy are
+at the fallback market's price for that GPU (x its price index of the month,
+where its prices move and no commitment holds the GPU there); the installed hours not busy are
 idle. Energy: (busy hours x busy share + idle hours x idle share) x TDP x the
 chip-to-server power ratio / 1000 x PUE x price per kWh. Facility: count x TDP
 x ratio / 1000 kW x colocation per kW-month x months in service, or, priced by
@@ -29,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..lineitems.phasing import owned_window
+from ..lineitems.phasing import owned_window, paid_index
 from ..lineitems.scenario import MarketView
 from ..lineitems.units import HOURS_PER_MONTH
 from ..plan.timing import share
@@ -105,7 +106,9 @@ def cluster(view: MarketView, owner: Any) -> Cluster:
     bought_for = purchase(owned)
     per_month = bought_for * (1 - owned.residual_share) / life
     kwh_price = server_kw(owned) * owned.pue * owned.price_per_kwh
-    fallback = next(m for m in plan.markets if m.id == owned.fallback).gpu_prices[owned.gpu]
+    to = next(m for m in plan.markets if m.id == owned.fallback)
+    fallback = to.gpu_prices[owned.gpu]
+    index = paid_index(view, to, owned.gpu) or [1.0] * count  # the month's price, where the fallback's moves
     elapsed = [life - positive(life - positive(n - start)) for n in range(count)]  # in service before month n
     months = {
         "depreciation": [per_month * a for a in ageing],
@@ -115,7 +118,7 @@ def cluster(view: MarketView, owner: Any) -> Cluster:
         "maintenance": [bought_for * owned.maintenance_share / MONTHS_PER_YEAR * s for s in service],
         "financing": [owned.cost_of_capital / MONTHS_PER_YEAR * (bought_for - per_month * e) * s
                       for e, s in zip(elapsed, service, strict=True)],
-        "overflow": [o * fallback for o in overflow],
+        "overflow": [o * fallback * i for o, i in zip(overflow, index, strict=True)],
     }
     fixed = sum(sum(months[p]) for p in ("depreciation", "facility", "maintenance", "financing")) \
         + sum(installed) * owned.idle_share * kwh_price

@@ -29,18 +29,6 @@ def validate(plan: Any, m: int, market: Any, checked: Checked) -> None:
     for gpu in sorted(checked.gpus - set(market.gpu_prices)):
         raise ValueError(f"`markets[{m}].gpu_prices`: market `{market.id}` has no price for GPU "
                          f"`{gpu}`{_price_suggestion(gpu, market.gpu_prices)}")
-    if market.price_change_per_year is not None:
-        _moving_price_is_read_flat(plan, m, market)
-
-
-def _moving_price_is_read_flat(plan: Any, m: int, market: Any) -> None:
-    """Refuse a moving price where a line reads the market's price as stated: an owned cluster's overflow to its
-    fallback. (A commitment's block keeps its committed price for the term; its fallback rate moves.)"""
-    at = f"`markets[{m}].price_change_per_year`"
-    owners = [o.id for o in plan.markets if getattr(o, "owned", None) is not None and o.owned.fallback == market.id]
-    if owners:
-        raise ValueError(f"{at}: `{market.id}` is the fallback of owned market `{owners[0]}`, whose overflow is "
-                         "priced as stated: give the change on another market, or remove it")
 
 
 # --- the reference rule -------------------------------------------------------------------

@@ -70,17 +70,14 @@ def test_a_price_read_as_stated_may_not_move(tmp_path, capsys, change, message):
     assert code == 2 and message in err and "Traceback" not in err
 
 
-def test_an_owned_cluster_and_its_fallback_keep_their_price(tmp_path, capsys):
+def test_an_owned_cluster_keeps_its_price(tmp_path, capsys):
+    """Its cost is its purchase and running costs; its fallback's prices may move (tests/markets/
+    test_owned_moving.py: the overflow pays the month's price)."""
     owned = {"gpu": "H100_SXM", "count": 8, "price_per_gpu": 25000, "fallback": "neo"}
     data = {"name": "owned", "start": "2026-01", "workloads": PLAN["workloads"][:1], "markets": [
-        {"id": "neo", "gpu_prices": {"H100_SXM": 2}, "price_change_per_year": -0.2},
-        {"id": "cluster", "kind": "owned", "owned": owned}]}
+        {"id": "neo", "gpu_prices": {"H100_SXM": 2}},
+        {"id": "cluster", "kind": "owned", "owned": owned, "price_change_per_year": -0.2}]}
     path = tmp_path / "plan.yaml"
-    path.write_text(yaml.safe_dump(data))
-    code, _, err = run(capsys, "show", path)
-    assert code == 2 and "`neo` is the fallback of owned market `cluster`" in err
-    data["markets"] = [{"id": "neo", "gpu_prices": {"H100_SXM": 2}},
-                       {"id": "cluster", "kind": "owned", "owned": owned, "price_change_per_year": -0.2}]
     path.write_text(yaml.safe_dump(data))
     code, _, err = run(capsys, "show", path)
     assert code == 2 and "remove `price_change_per_year`, or give it on the rented markets" in err
