@@ -103,6 +103,8 @@ def workload(draw, wid: str) -> dict:
             data["utilization"] = draw(value(1, 3))
         elif efficiency < 7:
             data["mfu"] = draw(value(0.2, 0.6))
+        if draw(st.integers(0, 3)) == 0:  # its efficiency's trend (issue 29, item 4): 1 in 4
+            data["efficiency_change_per_year"] = draw(value(-0.2, 1))
     if gpu == "TPU_v5" or draw(st.integers(0, 4)) == 0:
         data["peak_tflops"] = draw(value(100, 1500))
     if (gpu in WITH_FP8 or "peak_tflops" in data) and draw(st.booleans()):
@@ -188,7 +190,7 @@ def owned_market(draw, gpus: set[str], fallback: str) -> dict:
         owned.pop("colocation_per_kw_month", None)
         owned["colocation_per_rack_month"] = draw(value(1000, 20000))
         if draw(st.booleans()):
-            owned["gpus_per_rack"] = draw(value(8, 64))
+            owned["gpus_per_rack"] = draw(often_ranged(8, 64))  # few plans reach it: ranged two times in three
     way = draw(st.sampled_from(("none", "offset", "month")))
     if way == "offset":
         owned["start"] = draw(value(0, 0.9))

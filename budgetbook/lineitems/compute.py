@@ -2,7 +2,11 @@
 
 Rule: a workload's ideal GPU-hours come from stated ideal hours, or from its
 FLOPs (FLOP per parameter-token x parameters x tokens) at the GPU's peak; they
-become allocated (paid) hours through a utilization multiplier or / MFU. A
+become allocated (paid) hours through a utilization multiplier or / MFU, x
+the efficiency of the run's start where the workload gives its trend
+(`efficiency_change_per_year`, g): (1 + g) ^ -((its start + the months from
+`as_of` to the plan's start) / 12), a run's recipe and software being those
+of the month it starts. A
 cluster (GPUs x days x 24) or reported hours are allocated already. Compute =
 allocated hours per run x runs x the price per GPU-hour of the market the
 workload runs on. Over time, a workload's hours are spread evenly over the
@@ -20,6 +24,7 @@ from typing import Any
 
 from ..markets.registry import gpu_price
 from ..plan.model import Plan
+from ..plan.timing import months_after_as_of, offset_of
 from ..sheetkit import style as st
 from ..sheetkit.cash_flow import BEGIN_ROW, CashFlow
 from ..sheetkit.grid import Blueprint
@@ -27,9 +32,9 @@ from ..sheetkit.names import Inputs
 from ..sheetkit.rows import CalcSheet, CellOf, Rows
 from .base import GpuHours, GpuHoursCells, Line, LineItem, one_sheet, rule
 from .markets import paying_market, runs_on, shows_paying
-from .phasing import committed, months_after_as_of, paid_index, run_window
+from .phasing import committed, paid_index, run_window
 from .scenario import MarketView
-from .units import FLOP_PER_TFLOP, HOURS_PER_DAY, SECONDS_PER_HOUR
+from .units import FLOP_PER_TFLOP, HOURS_PER_DAY, MONTHS_PER_YEAR, SECONDS_PER_HOUR
 
 TITLE = "Compute"
 LINE = Line("compute", "Compute", billed="gpu")
@@ -49,9 +54,21 @@ def hours_per_run(workload: Any) -> tuple[float | None, float]:
         flops = workload.flops
         total_flop = flops.flops_per_param_token * flops.params * flops.tokens
         ideal = total_flop / (workload.peak * FLOP_PER_TFLOP) / SECONDS_PER_HOUR
+    at_start = efficiency_at_start(workload)
     if workload.utilization is not None:
-        return ideal, ideal * workload.utilization
-    return ideal, ideal / workload.mfu
+        return ideal, ideal * workload.utilization * at_start
+    return ideal, ideal / workload.mfu * at_start
+
+
+def efficiency_at_start(workload: Any) -> Any:
+    """The share of its hours a run needs for the efficiency of its start (`efficiency_change_per_year`, g):
+    (1 + g) ^ -((its start + the months from `as_of` to the plan's start) / 12); 1 where the plan gives none."""
+    change = workload.efficiency_change_per_year
+    if change is None:
+        return 1.0
+    plan_start, after_as_of = workload.plan_timing
+    start = offset_of(plan_start, workload.start)
+    return (1 + change) ** (-((0.0 if start is None else start) + after_as_of) / MONTHS_PER_YEAR)
 
 
 @dataclass(frozen=True)
@@ -135,12 +152,12 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
         sheet.section(f"Workload: {w.label or w.id} ({w.id}, {w.gpu})")
         if shows_paying(plan):
             sheet.text_row("Priced on market", lambda m: paying_market(plan, w, m), f"{name}_priced_on")
-        per_run = _hours_per_run_rows(sheet, inp, w, key, name)
+        per_run, eff = _hours_per_run_rows(sheet, inp, w, key, name)
         runs = sheet.row("Runs", "runs", inp.count_format(*inp.runs_paths(plan, w)), "={runs}", f"{name}_runs",
                          runs=lambda m: inp.runs(plan, w, m))
         alloc = sheet.row("Allocated GPU-hours (all runs)", "GPU-hours", st.HOURS, "={per_run}*{runs}",
                           f"{name}_alloc", per_run=per_run, runs=runs)
-        _physics_rows(sheet, inp, w, key, name, per_run)
+        _physics_rows(sheet, inp, w, key, name, per_run, eff)
         price = sheet.row(f"Price per GPU-hour ({w.gpu})", f"{plan.currency}/GPU-hour", money2, "={price}",
                           f"{name}_price", price=lambda m: inp.price(paying_market(plan, w, m), w.gpu))
         if moving(plan):  # the run's average price index, from the Cash flow's months (`cash_flow` below)
@@ -162,16 +179,17 @@ def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
     sheet.gap()
 
 
-def _hours_per_run_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name: str) -> int:
-    """The rows from the workload's way of giving hours to its allocated GPU-hours per run."""
+def _hours_per_run_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name: str) -> tuple[int, int | None]:
+    """The rows from the workload's way of giving hours to its allocated GPU-hours per run; and the row of the
+    efficiency at its start, where it gives a trend."""
     way = w.hours_given
     if way == "cluster":
         return sheet.row("Allocated GPU-hours per run (GPUs x days x 24)", "GPU-hours", st.HOURS,
                          "={gpus}*{days}*k_hours_per_day", f"{name}_alloc_run",
-                         gpus=inp[key + ("cluster", "gpus")], days=inp[key + ("cluster", "days")])
+                         gpus=inp[key + ("cluster", "gpus")], days=inp[key + ("cluster", "days")]), None
     if way == "allocated_gpu_hours":
         return sheet.row("Allocated GPU-hours per run (reported)", "GPU-hours", st.HOURS, "={hours}",
-                         f"{name}_alloc_run", hours=inp[key + ("allocated_gpu_hours",)])
+                         f"{name}_alloc_run", hours=inp[key + ("allocated_gpu_hours",)]), None
     if way == "flops":
         flops = key + ("flops",)
         flop = sheet.row("Training FLOP per run (FLOP/param/token x params x tokens)", "FLOP", st.BIG,
@@ -183,15 +201,24 @@ def _hours_per_run_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name:
     else:
         ideal = sheet.row("Ideal GPU-hours per run", "GPU-hours", st.HOURS, "={hours}", f"{name}_ideal",
                           hours=inp[key + ("ideal_gpu_hours",)])
+    trend, at_start = "", dict[str, Any]()
+    if w.efficiency_change_per_year is not None:  # the efficiency of the month the run starts
+        trend, at_start = " x efficiency at its start", {"eff": sheet.row(
+            "Efficiency at the run's start ((1 + change a year) ^ -((start + months after as_of) / 12))",
+            "x hours", st.SHARE, "=(k_one+{change})^(-({start}+{offset})/k_months_per_year)",
+            f"{name}_efficiency", change=inp[key + ("efficiency_change_per_year",)], start=inp[key + ("start",)],
+            offset=OFFSET)}
     if w.utilization is not None:
-        return sheet.row("Allocated GPU-hours per run (ideal x utilization)", "GPU-hours", st.HOURS,
-                         "={ideal}*{utilization}", f"{name}_alloc_run", ideal=ideal,
-                         utilization=inp[key + ("utilization",)])
-    return sheet.row("Allocated GPU-hours per run (ideal / MFU)", "GPU-hours", st.HOURS, "={ideal}/{mfu}",
-                     f"{name}_alloc_run", ideal=ideal, mfu=inp[key + ("mfu",)])
+        return sheet.row(f"Allocated GPU-hours per run (ideal x utilization{trend})", "GPU-hours", st.HOURS,
+                         "={ideal}*{utilization}" + ("*{eff}" if trend else ""), f"{name}_alloc_run", ideal=ideal,
+                         utilization=inp[key + ("utilization",)], **at_start), at_start.get("eff")
+    return sheet.row(f"Allocated GPU-hours per run (ideal / MFU{trend})", "GPU-hours", st.HOURS,
+                     "={ideal}/{mfu}" + ("*{eff}" if trend else ""), f"{name}_alloc_run", ideal=ideal,
+                     mfu=inp[key + ("mfu",)], **at_start), at_start.get("eff")
 
 
-def _physics_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name: str, per_run: int) -> None:
+def _physics_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name: str, per_run: int,
+                  eff: int | None) -> None:
     """Issue 13: the workload's model against its hours (MFU), its wall-clock days, the GPUs for its deadline.
 
     `physics.py` is the reference of these rows, written apart; none of them changes a cost.
@@ -211,6 +238,9 @@ def _physics_rows(sheet: CalcSheet, inp: Inputs, w: Any, key: tuple, name: str, 
                               flop=flop, peak=inp[key + ("peak_tflops",)])
         sheet.row("MFU (model's ideal GPU-hours at peak / allocated GPU-hours per run)", "share of peak", st.SHARE,
                   "={ideal}/{per_run}", f"{name}_mfu", ideal=ideal, per_run=per_run)
+    elif w.mfu is not None and eff is not None:
+        sheet.row("MFU at the run's start (as stated / efficiency at its start)", "share of peak", st.SHARE,
+                  "={mfu}/{eff}", f"{name}_mfu", mfu=inp[key + ("mfu",)], eff=eff)
     elif w.mfu is not None:
         sheet.row("MFU (as stated)", "share of peak", st.SHARE, "={mfu}", f"{name}_mfu", mfu=inp[key + ("mfu",)])
     gpus = key + ("gpus",) if w.gpus is not None else key + ("cluster", "gpus") if w.cluster is not None else None
@@ -235,13 +265,26 @@ def _moves(plan: Plan, w: Any, market: Any, index: dict[str, int]) -> bool:
     return pays.id in index and not committed(plan, pays, w.gpu)
 
 
+def trending(plan: Any) -> bool:
+    """Whether some workload gives its efficiency's trend: its hours then read the months from `as_of`."""
+    return any(w.efficiency_change_per_year is not None for w in plan.workloads)
+
+
+OFFSET = "cf_months_after_as_of"  # the Cash flow's months from the prices' date (`as_of`) to the plan's start
+
+
 def cash_flow(cf: CashFlow, plan: Plan, inp: Inputs) -> None:
     if not moving(plan):
+        if trending(plan):
+            cf.section("The prices' date: the efficiency of a run's start counts the months from it")
+            cf.constant("Months from the prices' date (as_of) to the plan's start", months_after_as_of(plan),
+                        OFFSET, "months")
+            cf.gap()
         cf.per_run(TITLE, plan, LINE, "compute", "cmp_{w}_compute_{m}", "cf_cmp")
         return
     cf.section("Price index: each month's price / the price as stated (as_of)")
     offset = cf.constant("Months from the prices' date (as_of) to the plan's start", months_after_as_of(plan),
-                         "cf_months_after_as_of", "months")
+                         OFFSET, "months")
     index = {m.id: cf.row(f"Price index: {m.label or m.id} ((1 + change a year) ^ (months after as_of / 12))",
                           "=(k_one+{change})^(({begin}+{offset})/k_months_per_year)", f"cf_pi_{m.id}", m,
                           {"change": inp.market(plan, m, "price_change_per_year"), "begin": BEGIN_ROW,

@@ -25,7 +25,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..plan.numbers import SCENARIOS
-from ..plan.timing import DAYS_PER_MONTH, DEFAULT_WORKLOAD_MONTHS, SETUP_MONTHS, horizon, offset_of
+from ..plan.timing import (
+    DAYS_PER_MONTH,
+    DEFAULT_WORKLOAD_MONTHS,
+    SETUP_MONTHS,
+    horizon,
+    months_after_as_of,
+    offset_of,
+)
 from .scenario import MarketView, Resolved
 from .units import MONTHS_PER_YEAR
 
@@ -89,14 +96,6 @@ def month_count(plan: Any, owned: bool = True) -> int:
     but an owned cluster's)."""
     ends = [start + months for s in SCENARIOS for start, months in windows(Resolved(plan, s), owned)]
     return horizon(ends)
-
-
-def months_after_as_of(plan: Any) -> int:
-    """Whole months from the prices' date (`as_of`) to the plan's first month; 0 without both."""
-    if plan.as_of is None or plan.start is None:
-        return 0
-    year, month = (int(part) for part in plan.start.split("-"))
-    return (year - plan.as_of.year) * MONTHS_PER_YEAR + month - plan.as_of.month
 
 
 def price_index(view: MarketView, market: Any) -> list[float] | None:

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..lineitems.compute import hours_per_run
+from ..lineitems.compute import efficiency_at_start, hours_per_run
 from ..lineitems.markets import runs_on
 from ..lineitems.scenario import Resolved
 from ..lineitems.serving import physics_rows as serving_rows
@@ -77,8 +77,8 @@ def run_physics(workload: Any) -> RunPhysics:
     if flops_hours is not None and allocated > 0:
         stated = workload.mfu is not None and workload.hours_given == "flops"
         mfu, source = flops_hours / allocated, _source(workload) if stated else "implied"
-    elif workload.mfu is not None:
-        mfu, source = workload.mfu, _source(workload)
+    elif workload.mfu is not None:  # at the run's start, where its efficiency has a trend
+        mfu, source = workload.mfu / efficiency_at_start(workload), _source(workload)
     gpus = workload.gpus if workload.gpus is not None else (
         workload.cluster.gpus if workload.cluster is not None else None)
     days = allocated / gpus / HOURS_PER_DAY if gpus else None

@@ -22,7 +22,7 @@ from .catalog import CATALOG, PRECISIONS, lookup
 from .evidence import DefaultMfu, default_mfu
 from .numbers import Num, num
 from .rules import Rule, given, not_given, one_way, when
-from .timing import Month, Months, Start, offset_of
+from .timing import Month, Months, Start, months_after_as_of, offset_of
 
 ID_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
 GPU_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,23}$"
@@ -166,6 +166,9 @@ class Workload(Strict):
     allocated_gpu_hours: Hours | None = None
     utilization: Annotated[Num, num(1, 100, unit="x ideal hours")] | None = None
     mfu: Annotated[Num, num(0, 1, gt=True, unit="share of peak", lowers_cost=True)] | None = None
+    efficiency_change_per_year: Annotated[Num, num(-0.5, 3, unit="share a year", lowers_cost=True, description=(
+        "the useful work a GPU-hour does (MFU: kernels, software, methods), its change a year from the prices' "
+        "date: a run needs its hours x (1 + change) ^ -(months from `as_of` to its start / 12)"))] | None = None
     waste: Annotated[Num, num(0, 10, unit="share of compute")] = Num.of(0)
     final_run: bool = False
     checkpoints: Checkpoints | None = None
@@ -174,14 +177,16 @@ class Workload(Strict):
     months: Months | None = Field(None, description="how long it runs; default a cluster's days, else 1")
     note: str = Field("", max_length=2000)
     _mfu_default: DefaultMfu | None = PrivateAttr(None)
+    _timed: tuple[str | None, int] = PrivateAttr((None, 0))  # the plan's start, months from `as_of` to it
 
     @model_validator(mode="after")
     def _hours_and_efficiency(self):
         way = self.hours_given
         efficiency = [n for n in ("utilization", "mfu") if getattr(self, n) is not None]
         if way in ("cluster", "allocated_gpu_hours"):
-            if efficiency:
-                raise ValueError(f"`{efficiency[0]}` does not apply: `{way}` hours are already allocated")
+            if efficiency or self.efficiency_change_per_year is not None:
+                key = efficiency[0] if efficiency else "efficiency_change_per_year"
+                raise ValueError(f"`{key}` does not apply: `{way}` hours are already allocated")
         elif len(efficiency) > 1:
             raise ValueError(f"give one of `utilization` or `mfu` for `{way}` hours, not both")
         if self.flops is not None and self.peak_tflops is None:
@@ -201,6 +206,12 @@ class Workload(Strict):
         return self
 
     @property
+    def plan_timing(self) -> tuple[str | None, int]:
+        """(the plan's `start`, whole months from its `as_of` to that start): set by the plan (`Plan`), so that
+        a workload seen alone knows when it runs against the prices' date (`efficiency_change_per_year`)."""
+        return self._timed
+
+    @property
     def mfu_default(self) -> DefaultMfu | None:
         """The evidence's MFU where the plan states none (`plan.evidence`), else None."""
         return self._mfu_default
@@ -209,7 +220,8 @@ class Workload(Strict):
         # one source of hours; `flops` may sit beside another, where it prices nothing and judges the hours
         {"anyOf": [{"oneOf": [given("ideal_gpu_hours"), given("cluster"), given("allocated_gpu_hours")]},
                    {"allOf": [given("flops"), not_given("ideal_gpu_hours", "cluster", "allocated_gpu_hours")]}]},
-        when({"anyOf": [given("cluster"), given("allocated_gpu_hours")]}, not_given("utilization", "mfu"),
+        when({"anyOf": [given("cluster"), given("allocated_gpu_hours")]},
+             not_given("utilization", "mfu", "efficiency_change_per_year"),
              {"not": {"allOf": [given("utilization"), given("mfu")]}}),
         when({"allOf": [given("flops"), not_given("peak_tflops")]}, {"properties": {"gpu": {"enum": sorted(CATALOG)}}}),
     ]
@@ -323,6 +335,7 @@ class Plan(Strict):
         unique_ids("workloads", [w.id for w in self.workloads])
         for i, workload in enumerate(self.workloads):
             check_start(self, workload.start, f"workloads[{i}].start")
+            workload._timed = (self.start, months_after_as_of(self))
         needed = {w.gpu for w in self.workloads}
         for item in self.LINE_ITEMS:
             if item.section is not None and item.section.gpus is not None:

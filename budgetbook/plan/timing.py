@@ -113,3 +113,10 @@ def horizon(ends: list[float]) -> int:
     """How many whole months hold every window (the workbook's month columns); at least one."""
     # a window ending a hair past a month boundary (floating point) does not open a month of its own
     return max([1] + [math.ceil(end - 1e-9) for end in ends])
+
+
+def months_after_as_of(plan: Any) -> int:
+    """Whole months from the prices' date (`as_of`) to the plan's first month; 0 without both."""
+    if plan.as_of is None or plan.start is None:
+        return 0
+    return month_number(plan.start) - (plan.as_of.year * 12 + plan.as_of.month - 1)
