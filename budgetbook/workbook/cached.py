@@ -23,6 +23,10 @@ Values come from evaluating the workbook, not from the reference model: the refe
 independent second implementation `check` compares against, and a cached value must be what the
 formula itself gives. A workbook the fast evaluator does not handle is written without values
 (as before), never refused.
+
+`generate` never has openpyxl hold the blueprint's cells (`streamed`): `streamed_with_values` evaluates
+them as taken, and writes them, values in, into the parts openpyxl writes without them (`xlsx.sheet_xml`),
+the same bytes as `saved_with_values` gives for the book rendered whole (`tests/workbook/test_streamed.py`).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from ..xlsx.drawing_prefix import is_drawing_part, prefix_drawings, prefixed
 from ..xlsx.sheet_xml import cached_value, rows_xml, splice
 
 if TYPE_CHECKING:  # the old way needs no streaming, and the streamed way loads openpyxl anyway
-    from .streamed import StreamedBook
+    from .streamed import SheetCells, StreamedBook
 
 __all__ = ["cached_value", "inject_values", "save_with_values", "saved_with_values", "streamed_with_values"]
 
@@ -174,7 +178,7 @@ def streamed_with_values(book: StreamedBook) -> tuple[bytes, dict[tuple[str, int
 
 
 def _write_sheet(target: zipfile.ZipFile, info: zipfile.ZipInfo, shell_part: bytes, book: StreamedBook,
-                 sheet: Any, values: dict[tuple[str, int, int], Any] | None) -> bool:
+                 sheet: SheetCells, values: dict[tuple[str, int, int], Any] | None) -> bool:
     """The sheet's part: openpyxl's without cells, its rows written in (a megabyte at a time, so the part
     is never whole in memory); whether every formula cell has its value."""
     title = sheet.title.upper()
@@ -188,12 +192,12 @@ def _write_sheet(target: zipfile.ZipFile, info: zipfile.ZipInfo, shell_part: byt
             missing += 1
         return found
 
-    head, tail = splice(shell_part, book.dimension(sheet))
+    head, tail = splice(shell_part, sheet.dimension)
     with target.open(info, "w") as stream:
         stream.write(head)
         chunk: list[str] = []
         size = 0
-        for row in rows_xml(book.stored_cells(sheet), book.row_attributes(sheet.title), cached):
+        for row in rows_xml(sheet.stored(), book.row_attributes(sheet.title), cached):
             chunk.append(row)
             size += len(row)
             if size > 1 << 20:

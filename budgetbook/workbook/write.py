@@ -43,7 +43,7 @@ def write_workbook_saying(plan: Plan, plan_text: str, out: PathLike, today: dt.d
     stage("building the workbook")
     blueprint = laid_out.pop() if laid_out else None
     book = build_streamed(plan, plan_text, today, password=password, blueprint=blueprint)
-    del blueprint  # held by the book as its sheets only: the names registry goes
+    del blueprint  # the book holds none of it (its cells are taken as stored): the layout goes
     from .streamed import StreamedBook  # on writing, not at import: loads openpyxl (~0.3 s)
 
     if not isinstance(book, StreamedBook):
