@@ -111,19 +111,21 @@ def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None, *, 
     return _finished(to_openpyxl(blueprint), blueprint, plan, plan_text, stamp, actuals, password)
 
 
-def build_streamed(plan: Plan, plan_text: str, today: dt.date | None = None, *, password: str | None = None,
-                   blueprint: Blueprint | None = None) -> StreamedBook | Workbook:
-    """`build_workbook` (stamped, without actuals) with the blueprint's cells kept out of openpyxl, to be written
-    straight into the package (`streamed`, `cached.streamed_with_values`); the openpyxl workbook where a cell
-    holds a value only openpyxl's own way writes. Takes `blueprint` (see `StreamedBook`)."""
-    blueprint = _blueprint(plan, plan_text, today, __version__, None, blueprint)
+def build_streamed(plan: Plan, plan_text: str, today: dt.date | None = None, *, actuals: Actuals | None = None,
+                   password: str | None = None, blueprint: Blueprint | None = None) -> StreamedBook | Workbook:
+    """`build_workbook` (stamped) with the blueprint's cells kept out of openpyxl, to be written straight into
+    the package (`streamed`, `write.save_built`); the openpyxl workbook where a cell holds a value only
+    openpyxl's own way writes. Takes `blueprint` (see `StreamedBook`)."""
+    blueprint = _blueprint(plan, plan_text, today, __version__, actuals, blueprint)
     from .streamed import StreamedBook, Unstreamable  # on writing, not at import: loads openpyxl (~0.3 s)
 
     try:
         book = StreamedBook(blueprint)
     except Unstreamable:
-        return build_workbook(plan, plan_text, blueprint.dated, password=password, blueprint=blueprint)
-    _finished(book.wb, blueprint, plan, plan_text, True, None, password)
+        from .openpyxl_book import to_openpyxl  # on writing, not at import: loads openpyxl (~0.3 s)
+
+        return _finished(to_openpyxl(blueprint), blueprint, plan, plan_text, True, actuals, password)
+    _finished(book.wb, blueprint, plan, plan_text, True, actuals, password)
     return book
 
 

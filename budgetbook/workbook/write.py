@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..atomic import PathLike, atomic_write
 from ..plan.model import Plan
@@ -14,6 +14,11 @@ from ..progress import stage
 from ..sheetkit.grid import Blueprint
 from .build import build_streamed
 from .cached import saved_with_values, streamed_with_values
+
+if TYPE_CHECKING:  # writing loads openpyxl, importing this module does not
+    from openpyxl import Workbook
+
+    from .streamed import StreamedBook
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,12 @@ def write_workbook_saying(plan: Plan, plan_text: str, out: PathLike, today: dt.d
     blueprint = laid_out.pop() if laid_out else None
     book = build_streamed(plan, plan_text, today, password=password, blueprint=blueprint)
     del blueprint  # the book holds none of it (its cells are taken as stored): the layout goes
+    return save_built(book, out, protect=protect)
+
+
+def save_built(book: StreamedBook | Workbook, out: PathLike, *, protect: Iterable[PathLike] = ()) -> Written:
+    """`save_workbook_saying` of what `build.build_streamed` built: a `streamed.StreamedBook`, written without
+    openpyxl's cells, or an openpyxl workbook."""
     from .streamed import StreamedBook  # on writing, not at import: loads openpyxl (~0.3 s)
 
     if not isinstance(book, StreamedBook):

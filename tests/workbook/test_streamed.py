@@ -10,12 +10,17 @@ import io
 import os
 import re
 import zipfile
+from pathlib import Path
 
+import openpyxl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from strategies import plans
 
+from budgetbook.ledger.embed import read_embedded_actuals
+from budgetbook.ledger.model import Actuals
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
+from budgetbook.sheetkit.embed import read_embedded_plan
 from budgetbook.workbook.build import build_book, build_streamed, build_workbook
 from budgetbook.workbook.cached import saved_with_values, streamed_with_values
 from budgetbook.workbook.streamed import StreamedBook
@@ -31,17 +36,18 @@ def _parts(package: bytes) -> list[tuple[str, bytes]]:
                  else archive.read(info)) for info in archive.infolist()]
 
 
-def _both_ways(text: str, source: str = "plan.yaml") -> tuple[list, list, dict | None, dict | None]:
+def _both_ways(text: str, source: str = "plan.yaml", actuals: Actuals | None = None
+               ) -> tuple[list, list, dict | None, dict | None]:
     plan = plan_from_text(text, source)
-    old, old_values = saved_with_values(build_workbook(plan, text, DAY))
-    book = build_streamed(plan, text, DAY)
+    old, old_values = saved_with_values(build_workbook(plan, text, DAY, actuals=actuals))
+    book = build_streamed(plan, text, DAY, actuals=actuals)
     assert isinstance(book, StreamedBook)
     new, new_values = streamed_with_values(book)
     return _parts(old), _parts(new), old_values, new_values
 
 
-def _assert_same(text: str, source: str = "plan.yaml") -> None:
-    old, new, old_values, new_values = _both_ways(text, source)
+def _assert_same(text: str, source: str = "plan.yaml", actuals: Actuals | None = None) -> None:
+    old, new, old_values, new_values = _both_ways(text, source, actuals)
     assert [name for name, _ in new] == [name for name, _ in old]
     for (name, was), (_, now) in zip(old, new, strict=True):
         assert now == was, f"{name} differs"
@@ -54,6 +60,15 @@ def test_a_template_s_package_is_the_one_openpyxl_writes(template):
     assert template in template_names()
     source, text = resolve(template)
     _assert_same(text, source)
+
+
+def test_a_book_with_actuals_is_the_one_openpyxl_writes():
+    """The Actuals and Variance sheets too (`budgetbook actuals` and `reforecast` write through `streamed`)."""
+    sample = Path(__file__).resolve().parents[2] / "samples" / "pretrain-7b-actuals.xlsx"
+    wb = openpyxl.load_workbook(sample)
+    actuals = read_embedded_actuals(wb, sample.read_bytes())
+    assert actuals is not None and actuals.charges
+    _assert_same(read_embedded_plan(wb)[1], "pretrain-7b-actuals.xlsx", actuals)
 
 
 def _hostile() -> str:
