@@ -54,8 +54,8 @@ def _assert_same(text: str, source: str = "plan.yaml", actuals: Actuals | None =
     assert new_values == old_values
 
 
-# the largest plan, the owned cluster, serving and a lab's year; `test_samples` compares all of them by value
-@pytest.mark.parametrize("template", ["pretrain-7b", "own-vs-rent", "support-assistant", "lab-year"])
+# the most sheets and the owned cluster; random plans reach the rest, `test_samples` compares every one by value
+@pytest.mark.parametrize("template", ["pretrain-7b", "own-vs-rent"])
 def test_a_template_s_package_is_the_one_openpyxl_writes(template):
     assert template in template_names()
     source, text = resolve(template)
