@@ -164,7 +164,7 @@ def streamed_with_values(book: StreamedBook) -> tuple[bytes, dict[tuple[str, int
             if title is not None and "xl/workbook.xml" in target.NameToInfo:
                 raise AssertionError("a sheet part after the workbook part: its values not known complete")
             if title in streamed:
-                complete &= _write_sheet(target, info, data, book, streamed[title], values)
+                complete &= _write_sheet(target, info, data, book, streamed.pop(title), values)
                 continue
             if title is not None and values is not None:
                 data = _fill_sheet(data, title, values)
@@ -174,6 +174,8 @@ def streamed_with_values(book: StreamedBook) -> tuple[bytes, dict[tuple[str, int
             elif is_drawing_part(info.filename):
                 data = prefixed(data)
             target.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED)
+    if streamed:
+        raise AssertionError(f"no part found for the cells of {', '.join(streamed)}")  # never left out unsaid
     return out.getvalue(), values
 
 

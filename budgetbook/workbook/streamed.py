@@ -96,8 +96,12 @@ class StreamedBook:
     def _take(self, ws: Any, sheet: Sheet) -> None:
         """Take the sheet's cells as stored, each look given its style index as openpyxl's save would give
         it in this order (the first cell of each look, sheet by sheet, row by row)."""
+        # the title openpyxl gave the sheet (it renames one that another's equals, whatever the case): the
+        # values and the package's parts go by it
+        if any(taken.title.upper() == ws.title.upper() for taken in self.sheets):
+            raise Unstreamable("two sheets whose titles differ only in case")
         looks, styles = self.looks, ws.parent._cell_styles
-        taken = SheetCells(sheet.title)
+        taken = SheetCells(ws.title)
         rows, cols, values, kinds, indices = taken.rows, taken.cols, taken.values, taken.kinds, taken.styles
         for (row, col), cell in sorted(sheet.cells.items()):
             value, kind = stored(value_of(cell.value), cell.is_text)

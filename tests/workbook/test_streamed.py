@@ -21,6 +21,7 @@ from budgetbook.ledger.embed import read_embedded_actuals
 from budgetbook.ledger.model import Actuals
 from budgetbook.planfile.loader import plan_from_text, resolve, template_names
 from budgetbook.sheetkit.embed import read_embedded_plan
+from budgetbook.sheetkit.grid import Cell
 from budgetbook.workbook.build import build_book, build_streamed, build_workbook
 from budgetbook.workbook.cached import saved_with_values, streamed_with_values
 from budgetbook.workbook.streamed import StreamedBook
@@ -115,3 +116,20 @@ def test_a_value_only_openpyxl_writes_builds_the_book_its_way(tmp_path):
     blueprint.get("About").put(60, 1, dt.date(2026, 2, 3))  # a date: openpyxl writes it as its own type
     book = build_streamed(plan, text, DAY, blueprint=blueprint)
     assert not isinstance(book, StreamedBook) and book["About"].cell(60, 1).data_type == "d"
+
+
+def test_a_sheet_openpyxl_renames_keeps_its_cells():
+    """Two sheets of one title (whatever the case): openpyxl renames the second, and its cells go with it."""
+    source, text = resolve("finetune-13b-lora")
+    plan = plan_from_text(text, source)
+    books = []
+    for _ in range(2):
+        blueprint = build_book(plan, DAY, plan_text=text)
+        extra = blueprint.sheet("ABOUT", "about")
+        extra.put(1, 1, "second about")
+        extra.cells[(2, 1)] = Cell("=1+1", "calc")  # a formula (`put` writes text)
+        books.append(blueprint)
+    old, old_values = saved_with_values(build_workbook(plan, text, DAY, blueprint=books[0]))
+    new, new_values = streamed_with_values(build_streamed(plan, text, DAY, blueprint=books[1]))
+    assert _parts(new) == _parts(old) and new_values == old_values
+    assert new_values[("ABOUT1", 2, 1)] == 2
