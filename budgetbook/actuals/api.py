@@ -18,8 +18,8 @@ from ..progress import stage
 from ..review.readback import open_book
 from ..review.scenario import read_scenario
 from ..sheetkit.scenario import PLAN_SCENARIO
-from ..workbook.build import build_workbook
-from ..workbook.write import save_workbook
+from ..workbook.build import build_streamed
+from ..workbook.write import save_built
 from .bills import BillError, read_bills, sniff
 from .formats.kit import clip
 from .mapping import load_mapping
@@ -116,7 +116,7 @@ def import_actuals(book: PathLike, bills: Sequence[PathLike], out: PathLike | No
                             "(its `start` and schedule) or import into a workbook whose plan covers them",
                             source=str(book))
     stage("building the workbook")
-    save_workbook(build_workbook(plan, text, actuals=merged), out, protect=inputs)
+    save_built(build_streamed(plan, text, actuals=merged), out, protect=inputs)
     replaced = [b.key for b, was in zip(imported.batches, previous, strict=True) if was is not None]
     return ImportResult(out, merged, imported.batches, replaced, imported.warnings, previous, imported.notes)
 

@@ -25,8 +25,8 @@ from ..progress import stage
 from ..reference import compute_monthly
 from ..review.extract import current_plan_text
 from ..review.readback import open_book
-from ..workbook.build import build_workbook
-from ..workbook.write import save_workbook
+from ..workbook.build import build_streamed
+from ..workbook.write import save_built
 from .run_rate import RunRate, from_actuals
 
 
@@ -94,5 +94,5 @@ def reforecast(book: PathLike, out: PathLike, *, force: bool = False, today: dt.
         plan, text, run_rate = from_actuals(plan, text, held, str(book))
     baseline = baseline.with_reforecast(today.isoformat())
     stage("building the workbook")
-    save_workbook(build_workbook(plan, text, today, actuals=replace(held, baseline=baseline)), out, protect=[book])
+    save_built(build_streamed(plan, text, today, actuals=replace(held, baseline=baseline)), out, protect=[book])
     return Reforecast(out, baseline, first, plan.name, plan.currency, run_rate)

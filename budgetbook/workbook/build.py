@@ -36,6 +36,8 @@ from .summary import build_summary
 if TYPE_CHECKING:  # the layout (every command's load) needs no openpyxl, only writing a book does
     from openpyxl import Workbook
 
+    from .streamed import StreamedBook
+
 
 def build_book(plan: Plan, today: dt.date | None = None, version: str = __version__,
                plan_text: str = "", actuals: Actuals | None = None) -> Blueprint:
@@ -103,21 +105,49 @@ def build_workbook(plan: Plan, plan_text: str, today: dt.date | None = None, *, 
     Every sheet is protected, inputs unlocked; `password` sets one (see `protect`). `blueprint`: the
     plan already built (`build_book` of this plan, text and version, without actuals), dated as it is.
     """
-    if blueprint is None:
-        blueprint = build_book(plan, today or dt.date.today(), version, plan_text, actuals)
-    elif actuals is not None or blueprint.version != version or today not in (None, blueprint.dated):
-        raise ValueError("a blueprint built otherwise than asked")
-    today = blueprint.dated
+    blueprint = _blueprint(plan, plan_text, today, version, actuals, blueprint)
     from .openpyxl_book import to_openpyxl  # on writing, not at import: loads openpyxl (~0.3 s)
 
-    wb = to_openpyxl(blueprint)
+    return _finished(to_openpyxl(blueprint), blueprint, plan, plan_text, stamp, actuals, password)
+
+
+def build_streamed(plan: Plan, plan_text: str, today: dt.date | None = None, *, actuals: Actuals | None = None,
+                   password: str | None = None, blueprint: Blueprint | None = None) -> StreamedBook | Workbook:
+    """`build_workbook` (stamped) with the blueprint's cells kept out of openpyxl, to be written straight into
+    the package (`streamed`, `write.save_built`); the openpyxl workbook where a cell holds a value only
+    openpyxl's own way writes. Takes `blueprint` (see `StreamedBook`)."""
+    blueprint = _blueprint(plan, plan_text, today, __version__, actuals, blueprint)
+    from .streamed import StreamedBook, Unstreamable  # on writing, not at import: loads openpyxl (~0.3 s)
+
+    try:
+        book = StreamedBook(blueprint)
+    except Unstreamable:
+        from .openpyxl_book import to_openpyxl  # on writing, not at import: loads openpyxl (~0.3 s)
+
+        return _finished(to_openpyxl(blueprint), blueprint, plan, plan_text, True, actuals, password)
+    _finished(book.wb, blueprint, plan, plan_text, True, actuals, password)
+    return book
+
+
+def _blueprint(plan: Plan, plan_text: str, today: dt.date | None, version: str, actuals: Actuals | None,
+               blueprint: Blueprint | None) -> Blueprint:
+    if blueprint is None:
+        return build_book(plan, today or dt.date.today(), version, plan_text, actuals)
+    if actuals is not None or blueprint.version != version or today not in (None, blueprint.dated):
+        raise ValueError("a blueprint built otherwise than asked")
+    return blueprint
+
+
+def _finished(wb: Workbook, blueprint: Blueprint, plan: Plan, plan_text: str, stamp: bool,
+              actuals: Actuals | None, password: str | None) -> Workbook:
+    """The rendered workbook with the plan (and actuals) embedded, stamped, titled and protected."""
     embed_plan(wb, plan_text)
     if actuals is not None:
         embed_actuals(wb, actuals)
     if stamp:
         embedded = read_embedded_plan(wb)
         assert embedded is not None  # just written
-        write_stamp(wb, SHEET, embedded[1], today, version)
+        write_stamp(wb, SHEET, embedded[1], blueprint.dated, blueprint.version)
     wb.properties.creator = "budgetbook"
     wb.properties.title = plan.name
     protect_workbook(wb, password)

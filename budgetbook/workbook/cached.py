@@ -23,22 +23,29 @@ Values come from evaluating the workbook, not from the reference model: the refe
 independent second implementation `check` compares against, and a cached value must be what the
 formula itself gives. A workbook the fast evaluator does not handle is written without values
 (as before), never refused.
+
+`generate` never has openpyxl hold the blueprint's cells (`streamed`): `streamed_with_values` evaluates
+them as taken, and writes them, values in, into the parts openpyxl writes without them (`xlsx.sheet_xml`),
+the same bytes as `saved_with_values` gives for the book rendered whole (`tests/workbook/test_streamed.py`).
 """
 
 from __future__ import annotations
 
 import io
-import math
 import re
 import zipfile
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 from ..atomic import scratch_files, temp_folder_error
 from ..xlsx.cell_grid import Unsupported
 from ..xlsx.drawing_prefix import is_drawing_part, prefix_drawings, prefixed
-from ..xlsx.values import plain
-from ..xlsx.xstring import escape
+from ..xlsx.sheet_xml import cached_value, rows_xml, splice
+
+if TYPE_CHECKING:  # the old way needs no streaming, and the streamed way loads openpyxl anyway
+    from .streamed import SheetCells, StreamedBook
+
+__all__ = ["cached_value", "inject_values", "save_with_values", "saved_with_values", "streamed_with_values"]
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
@@ -54,24 +61,6 @@ def _column(letters: bytes) -> int:
     for ch in letters:
         n = n * 26 + ch - 64
     return n
-
-
-def cached_value(value: Any) -> tuple[str, str] | None:
-    """(`t=` attribute or "", `<v>` text) for an evaluated value; None where no value can be cached."""
-    if type(value).__name__ == "XlError":
-        return "e", str(value)
-    value = plain(value)
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "b", "1" if value else "0"
-    if isinstance(value, str):
-        text = escape(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        return "str", text
-    if isinstance(value, (int, float)):
-        number = float(value)
-        return ("", repr(number)) if math.isfinite(number) else ("e", "#NUM!")
-    return None
 
 
 def _sheet_parts(archive: zipfile.ZipFile) -> dict[str, str]:
@@ -141,3 +130,81 @@ def saved_with_values(wb: Any) -> tuple[bytes, dict[tuple[str, int, int], Any] |
     except Unsupported:
         return prefix_drawings(buffer.getvalue()), None
     return inject_values(buffer.getvalue(), values), values
+
+
+def _saved(wb: Any) -> bytes:
+    buffer = io.BytesIO()
+    before = scratch_files()
+    try:
+        wb.save(buffer)
+    except OSError as exc:  # into memory: only openpyxl's scratch files (one per sheet, in TMPDIR) can fail
+        raise temp_folder_error(exc, before) from None
+    return buffer.getvalue()
+
+
+def streamed_with_values(book: StreamedBook) -> tuple[bytes, dict[tuple[str, int, int], Any] | None]:
+    """`saved_with_values` of a book whose blueprint cells openpyxl never held (`streamed`): its values computed
+    from those cells, the package openpyxl writes without them, and each sheet's cells written into its part
+    (`xlsx.sheet_xml`) with their values; the same bytes `saved_with_values` gives for the book rendered whole."""
+    from ..xlsx.fasteval import evaluate_cells  # on first use, not at import: loads numpy, schedula
+
+    try:
+        values = evaluate_cells(book.wb, book.plain_cells())
+    except Unsupported:
+        values = None
+    shell = zipfile.ZipFile(io.BytesIO(_saved(book.wb)))
+    parts = {part: title for title, part in _sheet_parts(shell).items()}
+    streamed = {sheet.title.upper(): sheet for sheet in book.sheets}
+    complete = values is not None
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in shell.infolist():
+            data = shell.read(info)
+            title = parts.get(info.filename)
+            if title is not None and "xl/workbook.xml" in target.NameToInfo:
+                raise AssertionError("a sheet part after the workbook part: its values not known complete")
+            if title in streamed:
+                complete &= _write_sheet(target, info, data, book, streamed.pop(title), values)
+                continue
+            if title is not None and values is not None:
+                data = _fill_sheet(data, title, values)
+                complete &= not _FORMULA_CELL.search(data)
+            elif info.filename == "xl/workbook.xml" and complete:
+                data = _CALC.sub(CALCULATED, data)
+            elif is_drawing_part(info.filename):
+                data = prefixed(data)
+            target.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED)
+    if streamed:
+        raise AssertionError(f"no part found for the cells of {', '.join(streamed)}")  # never left out unsaid
+    return out.getvalue(), values
+
+
+def _write_sheet(target: zipfile.ZipFile, info: zipfile.ZipInfo, shell_part: bytes, book: StreamedBook,
+                 sheet: SheetCells, values: dict[tuple[str, int, int], Any] | None) -> bool:
+    """The sheet's part: openpyxl's without cells, its rows written in (a megabyte at a time, so the part
+    is never whole in memory); whether every formula cell has its value."""
+    title = sheet.title.upper()
+    missing = 0
+
+    def cached(row: int, col: int) -> tuple[str, str] | None:
+        nonlocal missing
+        key = (title, row, col)
+        found = cached_value(values[key]) if values is not None and key in values else None
+        if found is None:
+            missing += 1
+        return found
+
+    head, tail = splice(shell_part, sheet.dimension)
+    with target.open(info, "w") as stream:
+        stream.write(head)
+        chunk: list[str] = []
+        size = 0
+        for row in rows_xml(sheet.stored(), book.row_attributes(sheet.title), cached):
+            chunk.append(row)
+            size += len(row)
+            if size > 1 << 20:
+                stream.write("".join(chunk).encode("utf-8"))
+                chunk, size = [], 0
+        stream.write("".join(chunk).encode("utf-8"))
+        stream.write(tail)
+    return missing == 0

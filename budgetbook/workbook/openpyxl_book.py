@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from copy import copy
 from typing import Any
 
@@ -35,14 +36,16 @@ from .sensitivity import tornado_chart
 RED = PatternFill("solid", fgColor="FFC7CE")
 GREEN = PatternFill("solid", fgColor="C6EFCE")
 _UNLOCKED = Protection(locked=False)
-_CELL_TEXT = 32_767  # characters a cell holds (openpyxl clips longer text; the quick way leaves it to openpyxl)
+CELL_TEXT = 32_767  # characters a cell holds (openpyxl clips longer text; the quick way leaves it to openpyxl)
 
 
-def to_openpyxl(book: Blueprint) -> Workbook:
+def to_openpyxl(book: Blueprint, cells: Callable[[Any, Sheet], None] | None = None) -> Workbook:
+    """The workbook; `cells(ws, sheet)`, given, renders each sheet's cells in place of openpyxl's Cell objects
+    (`streamed`: they are written into the package straight from the blueprint)."""
     wb = Workbook()
     wb.remove(wb.active)
     for sheet in book.sheets:
-        _render_sheet(wb, sheet, book.plan_name)
+        _render_sheet(wb, sheet, book.plan_name, cells or _render_cells)
     for name, spec in book.specs.items():
         if not spec.named:
             continue  # found by its row's and column's anchors (`sheetkit.anchors`)
@@ -67,7 +70,7 @@ def _defined_name(name: str, ref: str) -> DefinedName:
     return made
 
 
-def _text(value: str) -> str:
+def stored_text(value: str) -> str:
     """Plan text as stored so that Excel and LibreOffice show it as written: `_x000A_` stays six characters
     (openpyxl writes text raw, and both decode `_xHHHH_` on load), and a control character XML cannot
     hold is `?` (raw, it would make the whole file unreadable)."""
@@ -80,36 +83,10 @@ def _chart_text(value: str) -> str:
     return ILLEGAL_CHARACTERS_RE.sub("?", value)
 
 
-def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
+def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str, cells: Callable[[Any, Sheet], None]) -> None:
     ws = wb.create_sheet(sheet.title)
     ws.sheet_properties.tabColor = st.TAB_COLOURS[sheet.role]
-    # Setting font, fill, border... one by one hashes each into the workbook's style tables: most of
-    # `generate`'s time on a big book. Cells of one look share the index array openpyxl keeps per cell.
-    looks: dict[tuple[str, str | None], StyleArray] = {}
-    for (row, col), cell in sorted(sheet.cells.items()):
-        value = value_of(cell.value)  # a number computed by budgetbook is worked out now (computed.py)
-        text = cell.is_text and isinstance(value, str)
-        fmt = value_of(cell.number_format)  # a format by the Sensitivity ranking is worked out now too
-        look = (cell.style, fmt)
-        if look in looks and (target := _quick_cell(ws, row, col, _text(value) if text else value, text)):
-            target._style = copy(looks[look])
-            continue
-        target = ws.cell(row, col)
-        if text:
-            target.value = _text(value)
-            target.data_type = "s"  # plan text starting with "=" stays text, never a formula
-        else:
-            target.value = value
-        if look in looks:
-            target._style = copy(looks[look])
-            continue
-        for attr, value in st.cell_styles()[cell.style].items():
-            setattr(target, attr, value)
-        if fmt:
-            target.number_format = fmt
-        if cell.style == "input":
-            target.protection = _UNLOCKED
-        looks[look] = copy(target._style)
+    cells(ws, sheet)
     for col, width in sheet.widths.items():
         ws.column_dimensions[_letter(col)].width = width
     if sheet.freeze:
@@ -138,6 +115,43 @@ def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str) -> None:
     _print_setup(ws, sheet, plan_name)
 
 
+def _render_cells(ws: Any, sheet: Sheet) -> None:
+    """The sheet's cells as openpyxl's Cell objects."""
+    # Setting font, fill, border... one by one hashes each into the workbook's style tables: most of
+    # `generate`'s time on a big book. Cells of one look share the index array openpyxl keeps per cell.
+    looks: dict[tuple[str, str | None], StyleArray] = {}
+    for (row, col), cell in sorted(sheet.cells.items()):
+        value = value_of(cell.value)  # a number computed by budgetbook is worked out now (computed.py)
+        text = cell.is_text and isinstance(value, str)
+        fmt = value_of(cell.number_format)  # a format by the Sensitivity ranking is worked out now too
+        look = (cell.style, fmt)
+        if look in looks and (target := _quick_cell(ws, row, col, stored_text(value) if text else value, text)):
+            target._style = copy(looks[look])
+            continue
+        target = ws.cell(row, col)
+        if text:
+            target.value = stored_text(value)
+            target.data_type = "s"  # plan text starting with "=" stays text, never a formula
+        else:
+            target.value = value
+        if look in looks:
+            target._style = copy(looks[look])
+            continue
+        style_cell(target, cell.style, fmt)
+        looks[look] = copy(target._style)
+
+
+def style_cell(target: XlCell, style: str, fmt: str | None) -> None:
+    """Give `target` the look of a blueprint cell of `style` and number format `fmt` (each part of it hashed
+    into the workbook's style tables on first use)."""
+    for attr, value in st.cell_styles()[style].items():
+        setattr(target, attr, value)
+    if fmt:
+        target.number_format = fmt
+    if style == "input":
+        target.protection = _UNLOCKED
+
+
 def _quick_cell(ws: Any, row: int, col: int, value: Any, text: bool) -> XlCell | None:
     """`ws.cell(row, col)` holding `value`, made without openpyxl's per-cell checks, for the values whose data
     type is plain (a number, a blank, plan text, a formula); None for any other (the caller takes openpyxl's
@@ -145,7 +159,7 @@ def _quick_cell(ws: Any, row: int, col: int, value: Any, text: bool) -> XlCell |
     starts with): `tests/workbook/test_quick_cells.py`. A portfolio's book has 17,000-250,000 of them."""
     if value is None or type(value) in (int, float):
         kind = "n"
-    elif type(value) is str and len(value) <= _CELL_TEXT and value not in ERROR_CODES \
+    elif type(value) is str and len(value) <= CELL_TEXT and value not in ERROR_CODES \
             and not ILLEGAL_CHARACTERS_RE.search(value):
         kind = "f" if not text and len(value) > 1 and value[0] == "=" else "s"
     else:
@@ -167,11 +181,11 @@ def _validations(ws, sheet: Sheet) -> None:
     for ref, rule in sheet.validations:
         dv = DataValidation(type=rule["type"], operator=rule.get("operator"), formula1=rule["formula1"],
                             formula2=rule.get("formula2"), allow_blank=False, showErrorMessage=True,
-                            errorTitle="Outside the allowed range", error=_text(rule["message"][:255]))
+                            errorTitle="Outside the allowed range", error=stored_text(rule["message"][:255]))
         if rule.get("prompt"):  # Excel shows at most 32 characters of title and 255 of message
             dv.showInputMessage = True
-            dv.promptTitle = _text(_clip(rule["prompt_title"], 32))
-            dv.prompt = _text(_clip(rule["prompt"], 255))
+            dv.promptTitle = stored_text(_clip(rule["prompt_title"], 32))
+            dv.prompt = stored_text(_clip(rule["prompt"], 255))
         dv.add(ref)
         ws.add_data_validation(dv)
 
@@ -196,7 +210,7 @@ def _chart(ws, sheet: Sheet) -> None:
     chart.x_axis.scaling.orientation = "maxMin"  # first line item on top, as in the table
     for col, title in spec["series"]:
         values = Reference(ws, min_col=col, min_row=spec["first_row"], max_row=spec["last_row"])
-        chart.series.append(_titled(Series(values), title, _text))
+        chart.series.append(_titled(Series(values), title, stored_text))
     text_categories(chart, Reference(ws, min_col=1, min_row=spec["first_row"], max_row=spec["last_row"]))
     chart.x_axis.tickLblSkip = 1  # every line item labelled, not every other one
     small = CharacterProperties(sz=800)
@@ -220,7 +234,7 @@ def _row_chart(ws, spec: dict) -> None:
     chart.legend = None  # one series: the axis labels say it all
     values = Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"], min_row=spec["row"],
                        max_row=spec["row"])
-    chart.series.append(Series(values, title=_text(spec["series"])))
+    chart.series.append(Series(values, title=stored_text(spec["series"])))
     text_categories(chart, Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"],
                                    min_row=spec["labels_row"], max_row=spec["labels_row"]))
     chart.x_axis.tickLblSkip = 1
@@ -242,7 +256,7 @@ def _markers(ws, spec: dict) -> LineChart:
     for (row, title), (symbol, colour) in zip(spec["markers"], (("triangle", "2E7D32"), ("diamond", "C62828")),
                                               strict=False):
         values = Reference(ws, min_col=spec["first_col"], max_col=spec["last_col"], min_row=row, max_row=row)
-        series = Series(values, title=_text(title))
+        series = Series(values, title=stored_text(title))
         series.marker.symbol, series.marker.size = symbol, 9
         series.marker.graphicalProperties = GraphicalProperties(solidFill=colour)
         series.marker.graphicalProperties.line.solidFill = colour
@@ -291,12 +305,13 @@ def _print_setup(ws, sheet: Sheet, plan_name: str) -> None:
     # outputs print as one page each; long input and calculation sheets run on, one page wide
     ws.page_setup.fitToHeight = 1 if sheet.role == "output" and not sheet.runs_on else 0
     if sheet.print_columns:
-        ws.print_area = f"A1:{_letter(sheet.print_columns)}{max(ws.max_row, 1)}"
+        last = max((row for row, _ in sheet.cells), default=1)  # `ws.max_row`, the cells held or not
+        ws.print_area = f"A1:{_letter(sheet.print_columns)}{last}"
     if sheet.print_title_rows:
         ws.print_title_rows = sheet.print_title_rows
     for row in sheet.page_breaks:
         ws.row_breaks.append(Break(id=row))
-    ws.oddHeader.left.text = _text(re.sub("&", "&&", plan_name))
+    ws.oddHeader.left.text = stored_text(re.sub("&", "&&", plan_name))
     ws.oddHeader.right.text = "&A"
     ws.oddFooter.left.text = "budgetbook"
     ws.oddFooter.right.text = "Page &P of &N"

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..atomic import PathLike, atomic_write
 from ..plan.model import Plan
 from ..progress import stage
 from ..sheetkit.grid import Blueprint
-from .build import build_workbook
-from .cached import saved_with_values
+from .build import build_streamed
+from .cached import saved_with_values, streamed_with_values
+
+if TYPE_CHECKING:  # writing loads openpyxl, importing this module does not
+    from openpyxl import Workbook
+
+    from .streamed import StreamedBook
 
 
 @dataclass(frozen=True)
@@ -42,9 +47,20 @@ def write_workbook_saying(plan: Plan, plan_text: str, out: PathLike, today: dt.d
     values computed (`generate` at 45,000 formula cells peaked at 236 MiB with it held, 205 without)."""
     stage("building the workbook")
     blueprint = laid_out.pop() if laid_out else None
-    wb = build_workbook(plan, plan_text, today, password=password, blueprint=blueprint)
-    del blueprint
-    return save_workbook_saying(wb, out, protect=protect)
+    book = build_streamed(plan, plan_text, today, password=password, blueprint=blueprint)
+    del blueprint  # the book holds none of it (its cells are taken as stored): the layout goes
+    return save_built(book, out, protect=protect)
+
+
+def save_built(book: StreamedBook | Workbook, out: PathLike, *, protect: Iterable[PathLike] = ()) -> Written:
+    """`save_workbook_saying` of what `build.build_streamed` built: a `streamed.StreamedBook`, written without
+    openpyxl's cells, or an openpyxl workbook."""
+    from .streamed import StreamedBook  # on writing, not at import: loads openpyxl (~0.3 s)
+
+    if not isinstance(book, StreamedBook):
+        return save_workbook_saying(book, out, protect=protect)
+    return _saved_saying(book.wb, out, protect, lambda: streamed_with_values(book),
+                         lambda: book.formula_cells + _formula_cells(book.wb))
 
 
 def save_workbook(wb: Any, out: PathLike, *, protect: Iterable[PathLike] = ()) -> Path:
@@ -55,17 +71,27 @@ def save_workbook(wb: Any, out: PathLike, *, protect: Iterable[PathLike] = ()) -
 
 def save_workbook_saying(wb: Any, out: PathLike, *, protect: Iterable[PathLike] = ()) -> Written:
     """`save_workbook`, saying what it wrote (`Written`)."""
+    return _saved_saying(wb, out, protect, lambda: saved_with_values(wb), lambda: _formula_cells(wb))
+
+
+def _formula_cells(wb: Any) -> int:
+    # the cells held, not `iter_rows` (which makes a blank cell at every empty address of each sheet's rectangle)
+    return sum(1 for ws in wb.worksheets for cell in ws._cells.values() if cell.data_type == "f")
+
+
+def _saved_saying(wb: Any, out: PathLike, protect: Iterable[PathLike],
+                  saved: Callable[[], tuple[bytes, dict[tuple[str, int, int], Any] | None]],
+                  formula_cells: Callable[[], int]) -> Written:
+    """Write `saved()` (the package and its cached values) to `out` atomically, and say what was written."""
     found: dict[str, Any] = {}
 
     def write(tmp: Path) -> None:
-        data, found["values"] = saved_with_values(wb)
+        data, found["values"] = saved()
         stage("writing", len(data), "bytes")
         Path(tmp).write_bytes(data)
 
     path = atomic_write(out, write, protect=protect)
     values = found.get("values")
-    # the cells held, not `iter_rows` (which makes a blank cell at every empty address of each sheet's rectangle)
-    formulas = sum(1 for ws in wb.worksheets for cell in ws._cells.values() if cell.data_type == "f")
     checks_ok = None
     if values is not None and "checks_ok" in wb.defined_names:
         from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
@@ -74,4 +100,5 @@ def save_workbook_saying(wb: Any, out: PathLike, *, protect: Iterable[PathLike] 
             letters, row = coordinate_from_string(ref.replace("$", ""))
             value = values.get((sheet.upper(), row, column_index_from_string(letters)))
             checks_ok = None if value is None else bool(value)
-    return Written(path, [ws.title for ws in wb.worksheets if ws.sheet_state == "visible"], formulas, checks_ok)
+    visible = [ws.title for ws in wb.worksheets if ws.sheet_state == "visible"]
+    return Written(path, visible, formula_cells(), checks_ok)

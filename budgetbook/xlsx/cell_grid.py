@@ -8,6 +8,7 @@ reading, before anything is compiled.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from typing import Any
 
@@ -17,6 +18,7 @@ MAX_RANGE_CELLS = 100_000
 
 Area = tuple[str, int, int, int, int]  # (SHEET, r1, c1, r2, c2); the sheet may not exist
 CellKey = tuple[str, int, int]         # (SHEET, row, col)
+PlainCell = tuple[int, int, Any, str]  # (row, col, value, openpyxl's data type: f, s, n, b, e, ...)
 
 _CELL = r"\$?([A-Za-z]{1,3})\$?([0-9]{1,7})"
 _SHEET = r"(?:(?P<sheet>'(?:[^']|'')+'|[A-Za-z_][A-Za-z0-9_.]*)!)?"
@@ -118,8 +120,11 @@ def parse_lines(text: str, sheet: str) -> Area | None:
 class CellGrid:
     """Cells and workbook-scoped names of an openpyxl workbook, keyed by upper-case sheet title."""
 
-    def __init__(self, workbook: Any, *, decode_text: bool = False):
-        """`decode_text`: text cells are read as Excel reads them (`_xHHHH_` decoded) rather than refused."""
+    def __init__(self, workbook: Any, *, decode_text: bool = False,
+                 cells: Mapping[str, Iterable[PlainCell]] | None = None):
+        """`decode_text`: text cells are read as Excel reads them (`_xHHHH_` decoded) rather than refused;
+        `cells`: {sheet title: each cell as (row, column, value, data type)}, read for that sheet instead of
+        the cells its worksheet holds (a book being written whose cells openpyxl never held: `workbook.streamed`)."""
         self.workbook = workbook
         self.decode_text = decode_text
         self.sheets: dict[str, Any] = self._read_sheets(workbook)
@@ -127,7 +132,8 @@ class CellGrid:
         self.values: dict[CellKey, Any] = {}    # plain value of every other non-empty cell
         self.extent: dict[str, tuple[int, int]] = {}  # SHEET -> (last row, last column) holding a value or formula
         for title, ws in self.sheets.items():
-            self._read_cells(title, ws)
+            given = cells.get(ws.title) if cells is not None else None
+            self._read_cells(title, given if given is not None else _held_cells(ws))
         self.whole_line_names: set[str] = set()  # names of whole columns or rows, held cut (`clamp`)
         self.names: dict[str, Area] = self._read_names(workbook)
 
@@ -174,17 +180,15 @@ class CellGrid:
             names[name.upper()] = ref
         return names
 
-    def _read_cells(self, title: str, ws: Any) -> None:
+    def _read_cells(self, title: str, cells: Iterable[PlainCell]) -> None:
         last_row = last_col = 0
-        for (row, col), cell in ws._cells.items():
-            value = cell.value
+        for row, col, value, dt in cells:
             if value is None:
                 continue
             if row > last_row:
                 last_row = row
             if col > last_col:
                 last_col = col
-            dt = cell.data_type
             if dt == "f":
                 if not isinstance(value, str):
                     raise Unsupported("array or data-table formula")
@@ -202,3 +206,8 @@ class CellGrid:
                 raise Unsupported(f"cell of type {dt!r}")
         if last_row:
             self.extent[title] = (last_row, last_col)
+
+
+def _held_cells(ws: Any) -> Iterator[PlainCell]:
+    """The cells a worksheet (openpyxl's or the lean reader's) holds, as `PlainCell`s."""
+    return ((row, col, cell.value, cell.data_type) for (row, col), cell in ws._cells.items())

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache
 from itertools import compress, repeat
 from operator import is_
@@ -68,7 +68,7 @@ import numpy as np
 import schedula as sh
 
 from ..progress import stage
-from .cell_grid import Area, CellGrid, CellKey, Unsupported, col_letters, parse_ref
+from .cell_grid import Area, CellGrid, CellKey, PlainCell, Unsupported, col_letters, parse_ref
 from .collector import paused
 from .lean_book import LeanWorkbook
 from .numeric import NumericShape
@@ -111,13 +111,13 @@ def _named_values(evaluator: _Evaluator, cells: Mapping[str, tuple[str, str]] | 
 _PLAIN = frozenset({float, int, str, bool})  # what `plain` returns unchanged: most values, spared its tests
 
 
-def evaluate_cells(workbook: Any) -> dict[CellKey, Any]:
+def evaluate_cells(workbook: Any, cells: Mapping[str, Iterable[PlainCell]] | None = None) -> dict[CellKey, Any]:
     """{(SHEET, row, col): value} of every formula cell that has one, as `formulas` computes it (raw:
     numpy scalars, Excel errors as `XlError`); for a workbook being written (`workbook.cached`), whose
-    text cells still hold the `_xHHHH_` escapes the file will carry. Raises `Unsupported` like
-    `evaluate_fast`."""
+    text cells still hold the `_xHHHH_` escapes the file will carry; `cells`: the cells of the sheets
+    it names, read instead of the worksheets' own (`CellGrid`). Raises `Unsupported` like `evaluate_fast`."""
     with paused():
-        return dict(_evaluated(CellGrid(workbook, decode_text=True)).results)
+        return dict(_evaluated(CellGrid(workbook, decode_text=True, cells=cells)).results)
 
 
 def _evaluated(grid: CellGrid) -> _Evaluator:
