@@ -88,7 +88,7 @@ def same(a, b) -> bool:
     return type(a) is type(b) and a == b and (not isinstance(a, float) or math.copysign(1, a) == math.copysign(1, b))
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(FORMULAS, st.lists(VALUES, min_size=5, max_size=5))
 def test_numeric_equals_formulas_wherever_it_answers(text, values):
     mine = by_numeric(text, values)
