@@ -1,0 +1,33 @@
+"""`input_cells` is worked out once per plan object (`check` asks for it 6-11 times), each caller gets a list
+of its own, and the memo lets go of a plan when the plan goes."""
+
+from __future__ import annotations
+
+import gc
+
+from budgetbook.plan import inputs
+from budgetbook.plan.inputs import input_cells
+from budgetbook.plan.yamlsafe import parse_yaml_text
+from budgetbook.planfile.loader import PLAN_MODEL, resolve
+
+
+def _plan(template: str):
+    """The template's plan, validated but not laid out (a blueprint's Sensitivity cells hold their plan)."""
+    return PLAN_MODEL.model_validate(parse_yaml_text(resolve(template)[1]))
+
+
+def test_a_plan_s_input_cells_are_worked_out_once_and_dropped_with_it():
+    gc.collect()
+    held = len(inputs._KNOWN)
+    plan = _plan("finetune-13b-lora")
+    first = input_cells(plan)
+    assert first == inputs._input_cells(plan) and first[0].name == "mkt_hyperscaler_on_demand_price_h100_sxm"
+    first.clear()  # a caller's own list: the next caller's is whole
+    second = input_cells(plan)
+    assert second == inputs._input_cells(plan) and len(second) > 10
+    assert inputs._KNOWN[id(plan)][1] == tuple(second) and len(inputs._KNOWN) == held + 1
+    other = _plan("pretrain-7b")
+    assert input_cells(other) == inputs._input_cells(other) != second
+    del plan, other
+    gc.collect()
+    assert len(inputs._KNOWN) == held
