@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import typing
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +18,7 @@ from pydantic import BaseModel
 
 from .model import Plan, Workload
 from .numbers import Bounds, Num
+from .per_plan import PerPlan
 from .timing import DEFAULT_WORKLOAD_MONTHS, OFFSET_BOUNDS, month_labels, offset_of
 
 TIMING = "Timing"  # starts in months after the plan's start, lengths in months
@@ -81,19 +81,10 @@ def walk(model: BaseModel, path: tuple, name: tuple, label: str) -> typing.Itera
 def input_cells(plan: Plan) -> list[InputCell]:
     """Every input of a plan: markets, workloads, then each line item's section, in Inputs sheet order.
 
-    Worked out once per plan object (plans are frozen; `check` asks 6-11 times, ~10 ms each on a
-    100-workload portfolio), held while the plan lives; each caller gets its own list.
+    Worked out once per plan object (`per_plan`: `check` asks 6-11 times, ~10 ms each on a 100-workload
+    portfolio); each caller gets its own list.
     """
-    known = _KNOWN.get(id(plan))
-    if known is not None and known[0]() is plan:
-        return list(known[1])
-    cells = tuple(_input_cells(plan))
-    _KNOWN[id(plan)] = (weakref.ref(plan), cells)
-    weakref.finalize(plan, _KNOWN.pop, id(plan), None)  # dropped with the plan
-    return list(cells)
-
-
-_KNOWN: dict[int, tuple[weakref.ref, tuple[InputCell, ...]]] = {}  # id(plan) -> (plan, its cells)
+    return list(_KNOWN(plan))
 
 
 def _input_cells(plan: Plan) -> list[InputCell]:
@@ -124,6 +115,9 @@ def _input_cells(plan: Plan) -> list[InputCell]:
     # and the rows above keep the addresses they had before plans had a schedule
     timing = [cell for cell in cells if cell.section == TIMING]
     return [cell for cell in cells if cell.section != TIMING] + timing
+
+
+_KNOWN: PerPlan[tuple[InputCell, ...]] = PerPlan(lambda plan: tuple(_input_cells(plan)))
 
 
 def timed(plan: Plan, cells: list[InputCell], path: tuple, name: str, label: str, start: Any,

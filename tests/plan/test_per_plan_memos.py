@@ -8,6 +8,7 @@ import dataclasses
 import gc
 
 from budgetbook import reference
+from budgetbook.lineitems.phasing import month_count
 from budgetbook.plan import inputs
 from budgetbook.plan.inputs import input_cells
 from budgetbook.plan.yamlsafe import parse_yaml_text
@@ -28,7 +29,7 @@ def test_a_plan_s_input_cells_are_worked_out_once_and_dropped_with_it():
     first.clear()  # a caller's own list: the next caller's is whole
     second = input_cells(plan)
     assert second == inputs._input_cells(plan) and len(second) > 10
-    assert inputs._KNOWN[id(plan)][1] == tuple(second) and len(inputs._KNOWN) == held + 1
+    assert inputs._KNOWN._known[id(plan)][1] == tuple(second) and len(inputs._KNOWN) == held + 1
     other = _plan("pretrain-7b")
     assert input_cells(other) == inputs._input_cells(other) != second
     del plan, other
@@ -51,3 +52,4 @@ def test_a_breakdown_is_worked_out_once_per_plan_content():
     assert reference.compute_breakdown(same).figures[0].value == fresh.figures[0].value != -1.0
     assert reference.compute_breakdown(other).figures != again.figures
     assert len(reference._breakdowns) == held + 1
+    assert reference._months(same) == month_count(same) and len(reference._months) >= 2  # its market views' months
