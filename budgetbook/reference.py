@@ -186,9 +186,8 @@ def compute_breakdown(plan: Plan) -> Breakdown:
     content, and `check` the book's current inputs, which the Sensitivity's base case (audited) ranks too;
     ~0.15 s each on a 100-workload portfolio. Each caller gets figures of its own, and its plan as the source.
     """
-    known = _breakdowns(plan)
-    return Breakdown(known.plan, known.currency, list(known.markets), [dataclasses.replace(f) for f in known.figures],
-                     plan)
+    name, currency, markets, figures = _breakdowns(plan)
+    return Breakdown(name, currency, list(markets), [dataclasses.replace(f) for f in figures], plan)
 
 
 def _breakdown(plan: Plan) -> Breakdown:
@@ -205,7 +204,13 @@ def _breakdown(plan: Plan) -> Breakdown:
     return Breakdown(plan.name, plan.currency, [m.id for m in plan.markets], figures, plan)
 
 
-_breakdowns: PlanMemo[Breakdown] = PlanMemo(_breakdown)
+def _parts(plan: Plan) -> tuple[str, str, list[str], list[Figure]]:
+    """A breakdown but its source: the memo holds no plan (it keeps a result while the plan lives)."""
+    found = _breakdown(plan)
+    return found.plan, found.currency, found.markets, found.figures
+
+
+_breakdowns: PlanMemo[tuple[str, str, list[str], list[Figure]]] = PlanMemo(_parts)
 
 
 @dataclass

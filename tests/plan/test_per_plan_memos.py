@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import weakref
 
 from budgetbook import reference
 from budgetbook.lineitems.phasing import month_count
@@ -55,3 +56,12 @@ def test_a_breakdown_is_worked_out_once_per_plan_content():
         [dataclasses.astuple(f) for f in reference._breakdown(other).figures] != \
         [dataclasses.astuple(f) for f in again.figures]
     assert reference._months(same) == month_count(same) and len(reference._months) >= 2  # its market views' months
+
+
+def test_the_breakdown_memo_lets_go_of_its_plan():
+    plan = _plan("own-vs-rent")
+    reference.compute_breakdown(plan)
+    gone = weakref.ref(plan)
+    del plan
+    gc.collect()
+    assert gone() is None  # the memo holds the figures, not the plan they came from
