@@ -41,9 +41,9 @@ def test_a_plan_s_input_cells_are_worked_out_once_and_dropped_with_it():
 def test_a_breakdown_is_worked_out_once_per_plan_content():
     plan, same, other = _plan("lab-year"), _plan("lab-year"), _plan("pretrain-7b")
     first = reference.compute_breakdown(plan)
-    held = len(reference._breakdowns)
+    held = len(reference._memo())
     again = reference.compute_breakdown(same)  # another plan object of the same content: not worked out again
-    assert len(reference._breakdowns) == held
+    assert len(reference._memo()) == held
     fresh = reference._breakdown(same)
     assert [dataclasses.astuple(f) for f in again.figures] == [dataclasses.astuple(f) for f in fresh.figures]
     assert (again.plan, again.currency, again.markets) == (fresh.plan, fresh.currency, fresh.markets)
