@@ -8,7 +8,8 @@ inserted rows and moved sheets are not edits; its value is judged separately
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from functools import cached_property
+from typing import Any
 
 from ..sheetkit.embed import SHEET as EMBED_SHEET
 from ..xlsx.formula_text import CellNames, is_constant, normalize, references, to_names
@@ -19,21 +20,41 @@ from .readback import OpenedWorkbook, formula_of, is_error_value
 CellKey = tuple[str, str]  # (upper-case sheet title, "C7")
 
 
-class _Names(NamedTuple):
-    generated: CellNames  # where budgetbook wrote each name
-    current: CellNames    # where each name points now
-    unmoved: bool         # every generated name is still where it was written, and no other name points at a cell
+class _Names:
+    """Where budgetbook wrote each name and where each points now, as canonical maps (`CellNames`), built on
+    first need: a book whose names are where they were written reads every formula by its text alone."""
+
+    def __init__(self, generated: dict[tuple[str, str], str], current: dict[tuple[str, str], str]):
+        self._generated, self._current = generated, current
+        # every generated name still where it was written, and no other name pointing at a cell; told from
+        # the maps as read where spelling them canonically (upper case, no `$`) cannot join two cells
+        self.unmoved = generated == current and _canonical_already(generated) or self.generated == self.current
+
+    @cached_property
+    def generated(self) -> CellNames:
+        return CellNames.of(self._generated)
+
+    @cached_property
+    def current(self) -> CellNames:
+        return CellNames.of(self._current)
 
     def same_reading(self, spec, sheet: str, cell: str, text: str) -> bool:
         """The formula reads what the generated one reads, told without parsing it: same text, same place."""
         return self.unmoved and text == spec.formula and sheet == spec.sheet and cell == spec.cell.replace("$", "")
 
 
+def _canonical_already(cells: dict[tuple[str, str], str]) -> bool:
+    """Whether `CellNames.of` keeps these keys apart: cells already upper case without `$` (`C7`, as the layout
+    writes them), sheet titles apart in upper case too; then equal maps make equal canonical maps."""
+    titles = {sheet for sheet, _ in cells}
+    return len({title.upper() for title in titles}) == len(titles) and \
+        all("$" not in cell and cell.isupper() for _, cell in cells)
+
+
 def _names(book: OpenedWorkbook) -> _Names:
-    """Both maps, built once per audit (each formula's rewrite into names reads them)."""
-    generated = CellNames.of({(s.sheet, s.cell): s.name for s in book.layout})
-    current = CellNames.of({(sheet, cell): name for name, (sheet, cell) in book.located.items()})
-    return _Names(generated, current, generated == current)
+    """Both maps, read once per audit (each formula's rewrite into names reads them)."""
+    return _Names({(s.sheet, s.cell): s.name for s in book.layout},
+                  {(sheet, cell): name for name, (sheet, cell) in book.located.items()})
 
 
 def formula_edits(book: OpenedWorkbook) -> list[Finding]:
@@ -46,7 +67,7 @@ def formula_edits(book: OpenedWorkbook) -> list[Finding]:
 def audit_formulas(book: OpenedWorkbook, evaluated: dict[str, Any]) -> list[Finding]:
     """Every generated formula cell against the formula budgetbook would write, and what it evaluates to."""
     names = _names(book)
-    circular = _circular(book, evaluated, names.current)
+    circular = _circular(book, evaluated, names)
     findings: list[Finding] = []
     uncomputed: list[tuple[str, str, str]] = []
     for spec in book.layout:
@@ -129,7 +150,7 @@ def _first_five(shown: list[str]) -> str:
     return ", ".join(shown[:5]) + more
 
 
-def _circular(book: OpenedWorkbook, evaluated: dict[str, Any], current: dict[CellKey, str]) -> dict[str, list[str]]:
+def _circular(book: OpenedWorkbook, evaluated: dict[str, Any], names: _Names) -> dict[str, list[str]]:
     """Named formula cells on a cycle of named cells, each with the cycle it is on.
 
     The `formulas` engine leaves every cell of a cycle (and all that read one)
@@ -138,7 +159,10 @@ def _circular(book: OpenedWorkbook, evaluated: dict[str, Any], current: dict[Cel
     """
     pending = {s.name.lower() for s in book.layout if s.formula and evaluated.get(s.name.lower()) is None
                and book.locate(s.name)}
+    if not pending:
+        return {}
     sheets = {ws.title.upper(): ws for ws in book.wb.worksheets}
+    current = names.current
     edges = {name: [n for n in _names_read(book, name, current, sheets) if n in pending] for name in pending}
     return _cycles(edges)
 

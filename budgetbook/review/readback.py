@@ -114,7 +114,7 @@ class OpenedWorkbook:
         bytes checked when the book was opened."""
         anchored = {name: where for name, where in self.located.items() if name not in self.names}
         try:
-            return {k.lower(): v for k, v in evaluate_workbook(self.data or self.path, self.wb, anchored).items()}
+            return {_folded(k): v for k, v in evaluate_workbook(self.data or self.path, self.wb, anchored).items()}
         except BudgetbookError as exc:
             raise exc.with_source(str(self.path)) from None
         except Exception as exc:  # noqa: BLE001 - the formulas package gives up on what it cannot parse in many ways
@@ -130,20 +130,31 @@ def workbook_names(wb) -> tuple[dict[str, tuple[str, str]], list[Finding]]:
     names: dict[str, tuple[str, str]] = {}
     findings = []
     plain = _PLAIN_CELL.fullmatch
+    titles: dict[str, str] = {}  # each sheet title held once, not once a name (~50,000 in a big book)
     for name, definition in wb.defined_names.items():
         # one cell (`'Inputs'!$D$4`): a name that is a formula, an #REF! or a range is not one of ours
         # (openpyxl's `destinations` tokenizes every name's text: the slowest part of reading a big book)
         text = definition.attr_text or ""
         match = plain(text)  # as budgetbook writes it: what `single_cell` gives, without its steps
-        where = (match.group(1), match.group(2) + match.group(3)) if match is not None else single_cell(text)
+        if match is not None:
+            title = match.group(1)
+            where: tuple[str, str] | None = (titles.setdefault(title, title), match.group(2) + match.group(3))
+        else:
+            where = single_cell(text)
         if where is not None:
-            names[name.lower()] = where
+            names[_folded(name)] = where
     for ws in wb.worksheets:
         for name in getattr(ws, "defined_names", {}) or {}:
             findings.append(Finding("sheet_scoped_name", f"name `{name}` is scoped to sheet {ws.title}: "
                                     "it evaluates to #REF! outside Excel; make it workbook-scoped",
                                     sheet=ws.title, name=name))
     return names, findings
+
+
+def _folded(name: str) -> str:
+    """`name.lower()`, the name itself where it is lower case already (budgetbook's are): one string, not two."""
+    low = name.lower()
+    return name if low == name else low
 
 
 _PLAIN_CELL = re.compile(r"'([^']+)'!\$([A-Z]{1,3})\$([0-9]{1,7})")  # `'Inputs'!$D$4`

@@ -17,6 +17,7 @@ rows and columns in order), and moving sheets about changes nothing checked here
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -163,8 +164,21 @@ def _placement(book: OpenedWorkbook) -> list[Finding]:
 
 
 def _row_col(cell: str) -> tuple[int, int]:
-    letter, row = coordinate_from_string(cell.replace("$", ""))
-    return row, column_index_from_string(letter)
+    """(row, column) of an A1 address; `D4`, as the names and the layout spell nearly every one, read by one
+    match and a table of columns (~100,000 addresses in a big book), any other spelling by openpyxl."""
+    plain = _PLAIN_A1(cell)
+    if plain is not None:
+        letters, row = plain.groups()
+        column = _COLUMNS.get(letters)
+        if column is None:
+            column = _COLUMNS[letters] = column_index_from_string(letters)
+        return int(row), column
+    letter, number = coordinate_from_string(cell.replace("$", ""))
+    return number, column_index_from_string(letter)
+
+
+_PLAIN_A1 = re.compile(r"([A-Z]{1,3})([1-9][0-9]*)").fullmatch  # what `coordinate_from_string` reads the same
+_COLUMNS: dict[str, int] = {}  # letters -> column number, learned as met (at most 18,278)
 
 
 def _grid(sheet: str, placed: list[tuple[Any, int, int, int, int]], flagged: set[str]) -> list[Finding]:
@@ -192,7 +206,10 @@ def _majority(pairs: Iterable[tuple[int, int]]) -> dict[int, int]:
     """Generated row (or column) -> where most of its names are now (ties: the lowest)."""
     seen: dict[int, Counter] = {}
     for generated, current in pairs:
-        seen.setdefault(generated, Counter())[current] += 1
+        counts = seen.get(generated)
+        if counts is None:  # not `setdefault(generated, Counter())`: a Counter made for every name
+            counts = seen[generated] = Counter()
+        counts[current] += 1
     return {g: min(counts, key=lambda c: (-counts[c], c)) for g, counts in seen.items()}
 
 
