@@ -140,6 +140,7 @@ class Blueprint:
         self.where: dict[str, tuple[Sheet, int, int]] = {}
         self.dated: Any = None    # the date About gives, and the version (`workbook.build.build_book`)
         self.version = ""
+        self.shed = False         # only what writing reads is left (`shed_layout`)
 
     def sheet(self, title: str, role: str) -> Sheet:
         sheet = Sheet(title, role)
@@ -163,6 +164,8 @@ class Blueprint:
                   formula: str | None, item: str, market: str) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown cell kind {kind!r}")
+        if self.shed:
+            raise RuntimeError("a name handed out after `shed_layout`")
         if not _GOOD_NAME.match(name):
             if not _NAME.match(name) or _CELL_LIKE.match(name):
                 raise BadName(name, f"the ids make the workbook name `{name}`, which Excel would not accept "
@@ -214,4 +217,17 @@ class Blueprint:
         return sheet.ref(row, col, from_sheet.title)
 
     def layout(self) -> list[CellSpec]:
+        if self.shed:
+            raise RuntimeError("this blueprint was laid out to be written: its layout is gone")
         return list(self.specs.values())
+
+    def shed_layout(self) -> None:
+        """Keep only what writing the book reads: its sheets and the specs of the cells with a defined name.
+
+        The specs of the cells found by their anchors, `where` and the folded names serve laying the plan
+        out and `check`; on the largest plan they are ~90 MB of the ~200 the blueprint holds, dropped here
+        before the book is rendered (`workbook.build.build_streamed`), which needs its memory. No name can
+        be handed out after, nor the layout read.
+        """
+        self.specs = {name: spec for name, spec in self.specs.items() if spec.named}
+        self.where, self._folded, self.shed = {}, {}, True

@@ -117,6 +117,7 @@ def build_streamed(plan: Plan, plan_text: str, today: dt.date | None = None, *, 
     the package (`streamed`, `write.save_built`); the openpyxl workbook where a cell holds a value only
     openpyxl's own way writes. Takes `blueprint` (see `StreamedBook`)."""
     blueprint = _blueprint(plan, plan_text, today, __version__, actuals, blueprint)
+    blueprint.shed_layout()  # taken: only its writing is left (memory, at the largest plan)
     from .streamed import StreamedBook, Unstreamable  # on writing, not at import: loads openpyxl (~0.3 s)
 
     try:

@@ -4,6 +4,10 @@ in which it is the cheapest, computed by budgetbook.
 A Monte Carlo over the ranges (`ranges/simulate.py`) at a fixed sample count, distribution and seed,
 so the same plan always writes the same numbers and `check` can hold them to it. They are values,
 labelled as computed by budgetbook, not formulas: no spreadsheet function reruns the model.
+
+The simulation is worked out once per plan (`memo.PlanMemo`), so `generate` runs it before the plan is laid
+out (`simulate_first`): on the largest plan its draws and line items (~90 MB at once) were made while the
+~200 MB layout was held, the peak of rendering the book.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from ..ranges.ranged import ranged_inputs
 from ..sheetkit import style as st
 from ..sheetkit.rows import CalcSheet, market_col
 from .computed import Computed, Lazy
+from .memo import PlanMemo
 
 SAMPLES, SEED, DISTRIBUTION = 10_000, 0, "triangular"
 # (key of `simulate`'s MarketStats, label, unit: None for the plan's currency); a row's cells are `sim_<key>_<market>`
@@ -23,10 +28,26 @@ ROWS = (("p10", "P10", None), ("p50", "P50 (median)", None), ("p90", "P90", None
 COMPUTED_KEYS = tuple(key for key, _, _ in ROWS)  # every number this block writes
 
 
-def simulated(plan: Plan) -> Any:
+def _simulated(plan: Plan) -> Any:
     from ..ranges.simulate import simulate  # on first use, not at import: loads numpy
 
     return simulate(plan, SAMPLES, SEED, DISTRIBUTION)
+
+
+# a plan (or one of its content) simulated once while it lives: `generate` before laying it out
+simulated: PlanMemo[Any] = PlanMemo(_simulated)
+
+
+def simulate_first(plan: Plan) -> None:
+    """Simulate the plan's percentiles now, while little else is held, where it has ranges (`generate`, before
+    laying it out: the Summary's cells read the result). A plan the simulation fails on is left to fail as it
+    did, when the Summary is written."""
+    if not ranged_inputs(plan):
+        return
+    try:
+        simulated(plan)
+    except Exception:  # noqa: BLE001  not kept: the Summary's cells run it again, and fail there as they did
+        return
 
 
 def add_percentiles(sheet: CalcSheet, plan: Plan) -> dict[str, int]:
