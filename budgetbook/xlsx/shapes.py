@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Hashable
 from functools import cached_property
+from itertools import islice
 from typing import Any, NamedTuple
 
 import schedula as sh
@@ -71,40 +72,44 @@ class FormulaPlan(NamedTuple):
     """How to compute one formula cell: its shape's function, fed `targets[i]` for each `i` of `shape.order`."""
 
     shape: Shape
-    targets: list[Area]
+    targets: tuple[Area, ...]
 
 
 def plan_formulas(grid: CellGrid) -> dict[CellKey, FormulaPlan]:
     """A plan for every formula cell of `grid`, compiling each distinct shape once.
 
-    Every formula's skeleton and digit runs come from one regex pass over all the formulas joined
-    (`\\0` is in no formula a file can hold; one that holds it is shaped alone), so a cell costs a few
-    dictionary look-ups: its skeleton's template, and each reference text on its sheet, once learned.
+    Every formula's skeleton and digit runs come from one regex pass over the formulas joined, `_CHUNK`
+    at a time (`\\0` is in no formula a file can hold; a chunk with one that holds it is shaped formula by
+    formula), so a cell costs a few dictionary look-ups: its skeleton's template, and each reference text
+    on its sheet, once learned. A chunk at a time, not all at once: the digit runs of 260,000 formulas
+    (~1.5 million strings) and their skeletons were ~110 MB held at once, at the peak of `check`.
     """
     shapes: dict[str, Shape] = {}
     plans = {}
     memo = ShapeMemo()
-    formulas = grid.formulas
-    joined = "\0".join(formulas.values())
-    if not formulas or joined.count("\0") != len(formulas) - 1:
-        for cell, formula in formulas.items():
-            text, targets = shape_of(formula, cell[0], grid, memo)
+    cells = iter(grid.formulas.items())
+    while chunk := list(islice(cells, _CHUNK)):
+        joined = "\0".join([formula for _, formula in chunk])
+        if joined.count("\0") != len(chunk) - 1:
+            for cell, formula in chunk:
+                text, targets = shape_of(formula, cell[0], grid, memo)
+                plans[cell] = FormulaPlan(shapes.get(text) or shapes.setdefault(text, Shape(text)), targets)
+            continue
+        runs = _DIGITS.findall(joined)
+        at = 0
+        for (cell, formula), skeleton in zip(chunk, _DIGITS.sub("1", joined).split("\0"), strict=True):
+            template = memo.template(skeleton)
+            if template is None:
+                text, targets = shape_of(formula, cell[0], grid)
+                at += skeleton.count("1")
+            else:
+                text, targets = memo.fill(template, runs, at, cell[0], grid)
+                at += template.runs
             plans[cell] = FormulaPlan(shapes.get(text) or shapes.setdefault(text, Shape(text)), targets)
-        return plans
-    runs = _DIGITS.findall(joined)
-    at = 0
-    for (cell, formula), skeleton in zip(formulas.items(), _DIGITS.sub("1", joined).split("\0"), strict=True):
-        template = memo.template(skeleton)
-        if template is None:
-            text, targets = shape_of(formula, cell[0], grid)
-            at += skeleton.count("1")
-        else:
-            text, targets = memo.fill(template, runs, at, cell[0], grid)
-            at += template.runs
-        plans[cell] = FormulaPlan(shapes.get(text) or shapes.setdefault(text, Shape(text)), targets)
     return plans
 
 
+_CHUNK = 4096
 _DIGITS = re.compile(r"[0-9]+")
 _EXPONENT_NEAR = re.compile(r"[0-9.][Ee]")
 _LITERAL, _NUMBER, _RANGE, _BLIND_RANGE = 0, 1, 2, 3
@@ -164,6 +169,7 @@ class ShapeMemo:
         self.templates: dict[str, _Template | None] = {}
         self.refs: dict[tuple[str, str, bool], tuple[Area, Hashable, str]] = {}
         self.texts: dict[tuple, str] = {}
+        self.areas: dict[Area, Area] = {}  # each cell read by a row's run, one tuple however many formulas read it
 
     def template(self, skeleton: str) -> _Template | None:
         """The template of a skeleton; None where the plain path must shape the formula.
@@ -184,9 +190,9 @@ class ShapeMemo:
         return template
 
     def fill(self, template: _Template, runs: list[str], at: int, sheet: str,
-             grid: CellGrid) -> tuple[str, list[Area]]:
+             grid: CellGrid) -> tuple[str, tuple[Area, ...]]:
         """`shape_of` of the formula of `template` whose digit runs are `runs[at:]`, on `sheet`."""
-        refs = self.refs
+        refs, areas = self.refs, self.areas
         targets: list[Area] = []
         slots: dict[Hashable, int] = {}
         placed: list[Any] = []  # each reference's slot and placeholder size: with the literals, the shape
@@ -194,6 +200,7 @@ class ShapeMemo:
         for pieces, n, start, blind, cell in template.refs:
             if cell is not None and len(run := runs[at + start]) <= 7 and 1 <= (row := int(run)) <= MAX_ROW:
                 target = (cell[0] or own, row, cell[1], row, cell[1])  # what `parse_ref` gives, sooner
+                target = areas.setdefault(target, target)
                 i = slots.get(target)
                 if i is None:
                     i = slots[target] = len(targets)
@@ -219,7 +226,7 @@ class ShapeMemo:
         text = self.texts.get(shape)
         if text is None:
             text = self.texts[shape] = _template_text(template, literals, placed)
-        return text, targets
+        return text, tuple(targets)
 
 
 def _size(target: Area) -> str:
@@ -243,7 +250,8 @@ def _template_text(template: _Template, literals: tuple[str, ...], placed: list[
     return "=" + "".join(parts)
 
 
-def shape_of(formula: str, sheet: str, grid: CellGrid, memo: ShapeMemo | None = None) -> tuple[str, list[Area]]:
+def shape_of(formula: str, sheet: str, grid: CellGrid,
+             memo: ShapeMemo | None = None) -> tuple[str, tuple[Area, ...]]:
     """(placeholder formula, the area each placeholder stands for) of one formula cell on `sheet`."""
     if memo is not None:
         runs = _DIGITS.findall(formula)
@@ -263,7 +271,7 @@ def shape_of(formula: str, sheet: str, grid: CellGrid, memo: ShapeMemo | None = 
         else:
             _track_brackets(tok, enclosing)
             parts.append(signed_exponent(tok.value) if tok.subtype == "NUMBER" else tok.value)
-    return "=" + "".join(parts), targets
+    return "=" + "".join(parts), tuple(targets)
 
 
 def _template(skeleton: str) -> list[tuple[int, list[str], int]] | None:
