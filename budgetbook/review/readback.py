@@ -80,10 +80,10 @@ class OpenedWorkbook:
         defined name, or by the names anchoring its row and column (`sheetkit.anchors`)."""
         found = dict(self.names)
         for spec in self.layout:
-            if not spec.named and spec.name.lower() not in found:
+            if not spec.named and (name := _folded(spec.name)) not in found:  # the spec's own string, mostly
                 where = anchored_at(spec, self._defined)
                 if where is not None:
-                    found[spec.name.lower()] = where
+                    found[name] = where
         return found
 
     def _defined(self, name: str) -> tuple[str, str] | None:
