@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .lean_book import LeanCell
 from .lean_parts import _MAIN, LeanUnsupported, _Collected, _Sheet, _Strings
 
 __all__ = ["FAST_PART_BYTES", "Replay", "plain_start"]
@@ -235,8 +234,7 @@ class Replay:
             if number > top:
                 top = sheet.max_style = number
             if f or no_f:  # what `put` makes of any cell with a plain <f>, whatever its `t` and <v>
-                line = int(row)
-                cells[(line, column)] = LeanCell(line, column, "=" + (text_value(f) if decode else f), "f")
+                cells.put(int(row), column, "=" + (text_value(f) if decode else f), "f")
             else:
                 if decode:
                     v, inline = text_value(v), text_value(inline)
