@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from itertools import compress, repeat
 from operator import is_
@@ -80,7 +80,7 @@ from .values import plain
 if TYPE_CHECKING:  # `formulas` is imported only for the cells `numeric` leaves to it
     from formulas.ranges import Ranges
 
-__all__ = ["Unsupported", "evaluate_cells", "evaluate_fast"]
+__all__ = ["Unsupported", "computed", "evaluate_cells", "evaluate_fast"]
 
 _NO_VALUE = object()  # a formula that raised: its cell, and every cell reading it, stays without a value
 _NOT_COMPUTED = object()  # no result there (`_cell_values`): a formula without one, a value, a blank, no sheet
@@ -91,6 +91,19 @@ def evaluate_fast(source: Any, cells: Mapping[str, tuple[str, str]] | None = Non
     ({name: (sheet title, "C7")}); Excel errors as text; see the module doc."""
     with paused():
         return _named_values(_evaluated(CellGrid(load_workbook_of(source))), cells)
+
+
+def computed(source: Any) -> Callable[[Mapping[str, tuple[str, str]] | None], dict[str, Any]]:
+    """`evaluate_fast(source, cells)` in two steps: the formulas computed now (their plans let go of), the
+    names' and `cells`' values read when the function returned is called (`evaluate.evaluate_later`)."""
+    with paused():
+        evaluator = _evaluated(CellGrid(load_workbook_of(source)))
+
+    def named(cells: Mapping[str, tuple[str, str]] | None) -> dict[str, Any]:
+        with paused():
+            return _named_values(evaluator, cells)
+
+    return named
 
 
 def _named_values(evaluator: _Evaluator, cells: Mapping[str, tuple[str, str]] | None) -> dict[str, Any]:
