@@ -27,7 +27,7 @@ from ..progress import stage
 from ..sheetkit.anchors import anchored_at
 from ..sheetkit.embed import SHEET, read_embedded_plan
 from ..workbook.build import build_book, workbook_blueprint, workbook_layout
-from ..xlsx.evaluate import evaluate_workbook
+from ..xlsx.evaluate import evaluate_later
 from ..xlsx.formula_text import formula_of
 from ..xlsx.lean_book import stored_texts_of
 from .cycles import cycle_through
@@ -80,10 +80,10 @@ class OpenedWorkbook:
         defined name, or by the names anchoring its row and column (`sheetkit.anchors`)."""
         found = dict(self.names)
         for spec in self.layout:
-            if not spec.named and spec.name.lower() not in found:
+            if not spec.named and (name := _folded(spec.name)) not in found:  # the spec's own string, mostly
                 where = anchored_at(spec, self._defined)
                 if where is not None:
-                    found[spec.name.lower()] = where
+                    found[name] = where
         return found
 
     def _defined(self, name: str) -> tuple[str, str] | None:
@@ -112,9 +112,15 @@ class OpenedWorkbook:
     def evaluate(self) -> dict[str, Any]:
         """{lower-case name: value} of every defined name and anchored cell (`located`), evaluated from the
         bytes checked when the book was opened."""
+        # every formula computed before the layout is made (`located`), their plans gone by then
+        values = self._guarded(evaluate_later, self.data or self.path, self.wb)
         anchored = {name: where for name, where in self.located.items() if name not in self.names}
+        return {_folded(k): v for k, v in self._guarded(values, anchored).items()}
+
+    def _guarded(self, step: Any, *args: Any) -> Any:
+        """`step(*args)`, a failure said as the book's."""
         try:
-            return {_folded(k): v for k, v in evaluate_workbook(self.data or self.path, self.wb, anchored).items()}
+            return step(*args)
         except BudgetbookError as exc:
             raise exc.with_source(str(self.path)) from None
         except Exception as exc:  # noqa: BLE001 - the formulas package gives up on what it cannot parse in many ways

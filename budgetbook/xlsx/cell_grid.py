@@ -213,5 +213,9 @@ class CellGrid:
 
 
 def _held_cells(ws: Any) -> Iterator[PlainCell]:
-    """The cells a worksheet (openpyxl's or the lean reader's) holds, as `PlainCell`s."""
+    """The cells a worksheet (openpyxl's or the lean reader's) holds, as `PlainCell`s (the lean reader's
+    without a cell object each: `lean_book.CellStore.plain`)."""
+    plain = getattr(ws._cells, "plain", None)
+    if plain is not None:
+        return plain()
     return ((row, col, cell.value, cell.data_type) for (row, col), cell in ws._cells.items())

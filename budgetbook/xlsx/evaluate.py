@@ -14,7 +14,7 @@ import tempfile
 import threading
 import types
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -85,6 +85,36 @@ def evaluate_workbook(source: str | os.PathLike | bytes, workbook: Any = None,
     except Exception:  # noqa: BLE001  fasteval.Unsupported, or anything unforeseen: the reference path decides
         _bound_model_work(source, workbook)
         return evaluate_with_model(source, cells)
+
+
+def evaluate_later(source: str | os.PathLike | bytes, workbook: Any = None
+                   ) -> Callable[[Mapping[str, tuple[str, str]] | None], dict[str, Any]]:
+    """`evaluate_workbook(source, workbook, cells)` in two steps: every formula computed now, the names and
+    `cells` read from the results when the function returned is called (given `cells`).
+
+    `check` works out the `cells` (found by anchors) from the embedded plan's layout, its largest holding:
+    computed first, the formula plans and schedule (~100 MB at 260,000 formula cells) are gone before the
+    layout is made, and only the results and cells wait for it. Where the fast path gives up, now or then,
+    ExcelModel evaluates the whole book when called, as `evaluate_workbook` does.
+    """
+    from .fasteval import computed  # on first use, not at import: loads numpy, openpyxl, schedula
+
+    _quiet_formulas_log()
+    try:
+        named = computed(source if workbook is None else workbook)
+    except Exception:  # noqa: BLE001  as `evaluate_workbook`: the reference path decides, when called
+        named = None
+
+    def values(cells: Mapping[str, tuple[str, str]] | None) -> dict[str, Any]:
+        if named is not None:
+            try:
+                return named(cells)
+            except Exception:  # noqa: BLE001  as `evaluate_workbook`
+                pass
+        _bound_model_work(source, workbook)
+        return evaluate_with_model(source, cells)
+
+    return values
 
 
 def _bound_model_work(source: str | os.PathLike | bytes, workbook: Any) -> None:

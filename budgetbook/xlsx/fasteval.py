@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from itertools import compress, repeat
 from operator import is_
@@ -73,14 +73,14 @@ from .collector import paused
 from .lean_book import LeanWorkbook
 from .numeric import NumericShape
 from .schedule import batches
-from .shapes import Compiled, FormulaPlan, plan_formulas
+from .shapes import Compiled, FormulaPlan, Target, plan_formulas
 from .steps import StepFailed
 from .values import plain
 
 if TYPE_CHECKING:  # `formulas` is imported only for the cells `numeric` leaves to it
     from formulas.ranges import Ranges
 
-__all__ = ["Unsupported", "evaluate_cells", "evaluate_fast"]
+__all__ = ["Unsupported", "computed", "evaluate_cells", "evaluate_fast"]
 
 _NO_VALUE = object()  # a formula that raised: its cell, and every cell reading it, stays without a value
 _NOT_COMPUTED = object()  # no result there (`_cell_values`): a formula without one, a value, a blank, no sheet
@@ -91,6 +91,19 @@ def evaluate_fast(source: Any, cells: Mapping[str, tuple[str, str]] | None = Non
     ({name: (sheet title, "C7")}); Excel errors as text; see the module doc."""
     with paused():
         return _named_values(_evaluated(CellGrid(load_workbook_of(source))), cells)
+
+
+def computed(source: Any) -> Callable[[Mapping[str, tuple[str, str]] | None], dict[str, Any]]:
+    """`evaluate_fast(source, cells)` in two steps: the formulas computed now (their plans let go of), the
+    names' and `cells`' values read when the function returned is called (`evaluate.evaluate_later`)."""
+    with paused():
+        evaluator = _evaluated(CellGrid(load_workbook_of(source)))
+
+    def named(cells: Mapping[str, tuple[str, str]] | None) -> dict[str, Any]:
+        with paused():
+            return _named_values(evaluator, cells)
+
+    return named
 
 
 def _named_values(evaluator: _Evaluator, cells: Mapping[str, tuple[str, str]] | None) -> dict[str, Any]:
@@ -154,6 +167,14 @@ def _error(text: str) -> Any:
     from formulas.tokens.operand import Error
 
     return Error.errors[text]
+
+
+def _area(target: Target) -> Area:
+    """A plan's target as an area: a cell's key (`shapes.FormulaPlan`) as the 1x1 area at it."""
+    if len(target) == 3:
+        sheet, row, col = target
+        return (sheet, row, col, row, col)
+    return target
 
 
 def _range_of(target: Area) -> Ranges:
@@ -281,7 +302,7 @@ class _Evaluator:
         except Exception:  # noqa: BLE001  as ExcelModel's dispatcher: a formula that raises has no value
             return _NO_VALUE
 
-    def _cell_values(self, targets: list[Area]) -> list[Any]:
+    def _cell_values(self, targets: list[Target]) -> list[Any]:
         """`raw_value` of each of `targets`, every one a single cell: a formula cell's result found by one
         look-up, the others (not computed, a value, a blank, another sheet) one by one."""
         formulas, values, results = self._formulas, self._values, self.results
@@ -294,23 +315,27 @@ class _Evaluator:
                     out[j] = self.raw_value(targets[j]) if value is _NOT_COMPUTED else value
         return out
 
-    def raw_value(self, target: Area) -> Any:
+    def raw_value(self, target: Target) -> Any:
         """What a single cell holds as a 1x1 result would (a Ranges for an area); None: no value."""
-        sheet, r1, c1, r2, c2 = target
-        if r1 != r2 or c1 != c2:
-            return self.value_of(target)
-        if sheet not in self._sheets:
+        if len(target) == 3:
+            key = target
+        else:
+            sheet, r1, c1, r2, c2 = target
+            if r1 != r2 or c1 != c2:
+                return self.value_of(target)
+            key = (sheet, r1, c1)
+        if key[0] not in self._sheets:
             return _error("#REF!")
-        key = (sheet, r1, c1)
         if key in self._formulas:
             return self.results.get(key)
         return self._values.get(key, sh.EMPTY)
 
-    def value_of(self, target: Area) -> Ranges | None:
+    def value_of(self, target: Target) -> Ranges | None:
         """A Ranges for a reference, or None when a formula cell it covers has no value."""
         from formulas.cell import format_output
         from formulas.functions import replace_empty
 
+        target = _area(target)
         sheet, r1, c1, r2, c2 = target
         rng = _range_of(target)
         if sheet not in self.grid.sheets:
@@ -321,9 +346,9 @@ class _Evaluator:
         cells = self._area_cells(target)
         return None if cells is None else format_output(rng, cells)
 
-    def _area_cells(self, target: Area) -> np.ndarray | None:
+    def _area_cells(self, target: Target) -> np.ndarray | None:
         """An area's values (blank cells as schedula's EMPTY), or None when a formula cell in it has no value."""
-        sheet, r1, c1, r2, c2 = target
+        sheet, r1, c1, r2, c2 = _area(target)
         if sheet not in self.grid.sheets:
             return np.array([[_error("#REF!")]], object)
         formulas, values, results = self.grid.formulas, self.grid.values, self.results

@@ -17,6 +17,7 @@ import posixpath
 import re
 from typing import Any
 
+from .cell_grid import col_letters
 from .lean_book import LeanChartsheet, LeanName, LeanSheet, LeanWorkbook
 from .lean_parts import (
     _REL_ID,
@@ -159,17 +160,19 @@ class LeanReader:
             raise LeanUnsupported("a sheet part that is not XML the reader followed")
         if collected.max_style >= style_count:
             raise LeanUnsupported("a cell style the workbook does not define")
-        if any(style in date_styles for _, style in collected.styled):
+        if not collected.styled.isdisjoint(date_styles):
             raise LeanUnsupported("a number in a date format")  # openpyxl makes it a datetime
         shown, stored = strings
-        for cell, index in collected.strings:
+        cells, texts = collected.sheet._cells, collected.sheet._texts
+        for row, column, index in collected.strings:
             try:
                 at = int(index)
-                cell.value = shown[at]
+                cells.resolve(row, column, index, shown[at])
             except (ValueError, IndexError):
                 raise LeanUnsupported("a shared string index openpyxl cannot read") from None
             if at >= 0:
-                collected.sheet._texts[cell.coordinate] = stored[at]
+                texts[f"{col_letters(column)}{row}"] = stored[at]
+        collected.strings = []
         sheet = collected.sheet
         sheet.title, sheet.sheet_state = title, state
         return sheet

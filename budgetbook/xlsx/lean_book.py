@@ -15,6 +15,7 @@ pass over the package (`xml_scan`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from .cell_grid import col_index, col_letters
@@ -37,6 +38,99 @@ class LeanCell:
 
     def __repr__(self) -> str:
         return f"<LeanCell {self.coordinate} {self.data_type} {self.value!r}>"
+
+
+_SHIFT = 15  # a cell's key is row << 15 | column: a column is at most 16,384 (XFD)
+_COLUMN = (1 << _SHIFT) - 1
+
+
+def _implied(value: Any) -> str | None:
+    """The data type a value alone tells: a formula's text starts with `=`; None for one that tells none."""
+    kind = type(value)
+    if kind is str:
+        return "f" if value[:1] == "=" else "s"
+    if kind is float or kind is int or value is None:
+        return "n"
+    return "b" if kind is bool else None
+
+
+class CellStore:
+    """A sheet's cells as openpyxl's `ws._cells` gives them (a mapping of (row, column) to a cell with `value`
+    and `data_type`), held as one int key and the value per cell: a cell object is made when asked for.
+
+    A `LeanCell` and a (row, column) tuple per cell were ~130 bytes a cell held all through `check` (~330,000
+    cells in the largest book); a cell's data type is kept apart only where its value does not tell it
+    (`_implied`: text that starts with `=`, an error, a blank text cell). In the order the cells were read.
+    """
+
+    __slots__ = ("held", "types")
+
+    def __init__(self) -> None:
+        self.held: dict[int, Any] = {}  # row << 15 | column -> value
+        self.types: dict[int, str] = {}
+
+    def put(self, row: int, column: int, value: Any, data_type: str) -> None:
+        """Keep a cell (as `ws._cells[(row, column)] = cell`: a cell read again keeps its place)."""
+        key = row << _SHIFT | column
+        self.held[key] = value
+        if _implied(value) != data_type:
+            self.types[key] = data_type
+        elif self.types:
+            self.types.pop(key, None)
+
+    def resolve(self, row: int, column: int, held: Any, value: Any) -> None:
+        """Put text `value` where the cell still holds `held` (a shared string's index: a cell read again in the
+        same place since, which openpyxl keeps instead, holds another object)."""
+        if self.held.get(row << _SHIFT | column, _ABSENT) is held:
+            self.put(row, column, value, "s")
+
+    def _cell(self, key: int, value: Any) -> LeanCell:
+        data_type = self.types.get(key) if self.types else None
+        return LeanCell(key >> _SHIFT, key & _COLUMN, value, data_type or _implied(value) or "n")
+
+    def get(self, where: tuple[int, int], default: Any = None) -> Any:
+        row, column = where
+        key = row << _SHIFT | column
+        value = self.held.get(key, _ABSENT)
+        return default if value is _ABSENT else self._cell(key, value)
+
+    def __getitem__(self, where: tuple[int, int]) -> LeanCell:
+        found = self.get(where)
+        if found is None:
+            raise KeyError(where)
+        return found
+
+    def __contains__(self, where: object) -> bool:
+        if not isinstance(where, tuple) or len(where) != 2:
+            return False
+        row, column = where
+        return (row << _SHIFT | column) in self.held
+
+    def __len__(self) -> int:
+        return len(self.held)
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return ((key >> _SHIFT, key & _COLUMN) for key in self.held)
+
+    def keys(self) -> Iterator[tuple[int, int]]:
+        return iter(self)
+
+    def values(self) -> Iterator[LeanCell]:
+        cell = self._cell
+        return (cell(key, value) for key, value in self.held.items())
+
+    def items(self) -> Iterator[tuple[tuple[int, int], LeanCell]]:
+        cell = self._cell
+        return (((key >> _SHIFT, key & _COLUMN), cell(key, value)) for key, value in self.held.items())
+
+    def plain(self) -> Iterator[tuple[int, int, Any, str]]:
+        """(row, column, value, data type) of every cell, no cell object made (`cell_grid.CellGrid`)."""
+        types = self.types
+        return ((key >> _SHIFT, key & _COLUMN, value,
+                 (types.get(key) if types else None) or _implied(value) or "n") for key, value in self.held.items())
+
+
+_ABSENT = object()
 
 
 class Dimension:
@@ -67,7 +161,7 @@ class LeanSheet:
     def __init__(self, title: str, state: str):
         self.title = title
         self.sheet_state = state
-        self._cells: dict[tuple[int, int], LeanCell] = {}
+        self._cells = CellStore()
         self.row_dimensions: dict[int, Dimension] = {}
         self.column_dimensions: dict[str, Dimension] = {}
         self.defined_names: dict[str, LeanName] = {}  # sheet-scoped names (budgetbook writes none)
@@ -92,11 +186,11 @@ class LeanSheet:
 
     @property
     def max_row(self) -> int:
-        return max((row for row, _ in self._cells), default=1)
+        return max(self._cells.held, default=1 << _SHIFT) >> _SHIFT
 
     @property
     def max_column(self) -> int:
-        return max((col for _, col in self._cells), default=1)
+        return max((key & _COLUMN for key in self._cells.held), default=1)
 
 
 class LeanChartsheet:

@@ -24,7 +24,7 @@ import re
 from typing import Any
 
 from .cell_grid import col_index, col_letters
-from .lean_book import Dimension, LeanCell, LeanSheet
+from .lean_book import Dimension, LeanSheet
 
 _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL_ID = "http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
@@ -86,8 +86,8 @@ class _Sheet(_Part):
         self.row = 0          # openpyxl's row and column counters: a cell or row without `r` follows the last
         self.col = 0
         self.shared: dict[str, Any] = {}   # shared formula index -> openpyxl's Translator of its master
-        self.strings: list[tuple[LeanCell, str]] = []  # cells holding a shared string's index, resolved last
-        self.styled: list[tuple[LeanCell, int]] = []   # number cells with a style: a date format makes a date
+        self.strings: list[tuple[int, int, str]] = []  # (row, column, index) of a shared string, resolved last
+        self.styled: set[int] = set()  # the styles of number cells: a date format makes a date
         self.max_style = 0
         self.depth = 0        # inside a <c>: 1 for its children, 2 for theirs...
         self.capture: list[str] | None = None
@@ -214,30 +214,30 @@ class _Sheet(_Part):
         """Keep one cell: its reference, place, `t`, `s`, `<v>` and `<f>` texts, `<f>`'s attributes, `<is>` text
         (`xml_replay` hands a plain cell here straight from its text, without the element events)."""
         value: Any = None if kind == "inlineStr" else (v or None)
-        cell = LeanCell(row, column, value, kind)
+        data_type = kind
         if f_attrs is not None:
-            cell.data_type, cell.value = "f", self._formula(ref, f or None, f_attrs)
+            data_type, value = "f", self._formula(ref, f or None, f_attrs)
         elif value is not None:
             if kind == "n":
-                cell.value = _cast_number(value)
+                value = _cast_number(value)
                 if style:
-                    self.styled.append((cell, style))
+                    self.styled.add(style)
             elif kind == "s":
-                self.strings.append((cell, value))
+                self.strings.append((row, column, value))
             elif kind == "b":
                 try:
-                    cell.value = bool(int(value))
+                    value = bool(int(value))
                 except ValueError:
                     raise LeanUnsupported("a boolean openpyxl cannot read") from None
             elif kind == "str":
-                cell.data_type = "s"
+                data_type = "s"
             elif kind == "d":
                 raise LeanUnsupported("an ISO date cell")
         elif kind == "inlineStr" and inline is not None:
-            cell.data_type, cell.value = "s", inline
+            data_type, value = "s", inline
             if ref:
                 self.sheet._texts[ref] = inline
-        self.cells[(row, column)] = cell
+        self.cells.put(row, column, value, data_type)
 
     def _formula(self, ref: str | None, text: str | None, attrs: dict[str, str]) -> str:
         """`WorkSheetParser.parse_formula`: `=` and the text; a shared formula's dependents translated."""

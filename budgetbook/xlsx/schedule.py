@@ -23,24 +23,24 @@ def batches(grid: CellGrid, plans: dict[CellKey, FormulaPlan]) -> list[list[Cell
     return [batch for depth in sorted(by_level) for batch in by_level[depth].values()]
 
 
-def dependencies(grid: CellGrid, plans: dict[CellKey, FormulaPlan]) -> dict[CellKey, list[CellKey]]:
-    """The formula cells each formula cell reads, in order; an area's formula cells found once an area."""
+def dependencies(grid: CellGrid, plans: dict[CellKey, FormulaPlan]) -> dict[CellKey, tuple[CellKey, ...]]:
+    """The formula cells each formula cell reads, in order; an area's formula cells found once an area (a
+    cell read is its key already: `shapes.FormulaPlan`)."""
     formulas = grid.formulas
-    single = {(sheet, row, col, row, col): (sheet, row, col) for sheet, row, col in formulas}
     inside: dict[Area, list[CellKey]] = {}
     deps = {}
     for cell, plan in plans.items():
         found: list[CellKey] = []
         for target in plan.targets:
-            key = single.get(target)
-            if key is not None:
-                found.append(key)
-            elif target[1] != target[3] or target[2] != target[4]:
-                cells = inside.get(target)
-                if cells is None:
-                    cells = inside[target] = _formula_cells_in(grid, target)
-                found += cells
-        deps[cell] = sorted(set(found)) if len(found) > 1 else found
+            if len(target) == 3:
+                if target in formulas:
+                    found.append(target)
+                continue
+            cells = inside.get(target)
+            if cells is None:
+                cells = inside[target] = _formula_cells_in(grid, target)
+            found += cells
+        deps[cell] = tuple(sorted(set(found))) if len(found) > 1 else tuple(found)
     return deps
 
 
@@ -58,7 +58,7 @@ def _formula_cells_in(grid: CellGrid, target: Area) -> list[CellKey]:
 Levels = dict[int, dict[Any, list[CellKey]]]  # {level: {id(shape), or the cell where it is not batchable: cells}}
 
 
-def _levels(deps: dict[CellKey, list[CellKey]], plans: dict[CellKey, FormulaPlan]) -> Levels:
+def _levels(deps: dict[CellKey, tuple[CellKey, ...]], plans: dict[CellKey, FormulaPlan]) -> Levels:
     """{level: {batch key: cells}} of every cell not on a cycle, each placed after the cells it reads.
 
     Depth first and iterative; a cell on the stack when a back edge reaches it is on a cycle, and so is

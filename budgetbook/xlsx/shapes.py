@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Hashable
 from functools import cached_property
+from itertools import islice
 from typing import Any, NamedTuple
 
 import schedula as sh
@@ -67,44 +68,56 @@ class Shape:
         return self.numeric.elementwise if self.numeric is not None else self.compiled.elementwise
 
 
+Target = Area | CellKey  # what a placeholder reads: one cell as its key (sheet, row, col), else an area
+
+
 class FormulaPlan(NamedTuple):
-    """How to compute one formula cell: its shape's function, fed `targets[i]` for each `i` of `shape.order`."""
+    """How to compute one formula cell: its shape's function, fed `targets[i]` for each `i` of `shape.order`.
+
+    A reference to one cell is the cell's key, the grid's own tuple where the grid holds the cell (`ShapeMemo`):
+    the plans of 260,000 formulas make no tuple per cell they read, and `schedule` reads them as they are."""
 
     shape: Shape
-    targets: list[Area]
+    targets: tuple[Target, ...]
 
 
 def plan_formulas(grid: CellGrid) -> dict[CellKey, FormulaPlan]:
     """A plan for every formula cell of `grid`, compiling each distinct shape once.
 
-    Every formula's skeleton and digit runs come from one regex pass over all the formulas joined
-    (`\\0` is in no formula a file can hold; one that holds it is shaped alone), so a cell costs a few
-    dictionary look-ups: its skeleton's template, and each reference text on its sheet, once learned.
+    Every formula's skeleton and digit runs come from one regex pass over the formulas joined, `_CHUNK`
+    at a time (`\\0` is in no formula a file can hold; a chunk with one that holds it is shaped formula by
+    formula), so a cell costs a few dictionary look-ups: its skeleton's template, and each reference text
+    on its sheet, once learned. A chunk at a time, not all at once: the digit runs of 260,000 formulas
+    (~1.5 million strings) and their skeletons were ~110 MB held at once, at the peak of `check`.
     """
     shapes: dict[str, Shape] = {}
     plans = {}
     memo = ShapeMemo()
-    formulas = grid.formulas
-    joined = "\0".join(formulas.values())
-    if not formulas or joined.count("\0") != len(formulas) - 1:
-        for cell, formula in formulas.items():
-            text, targets = shape_of(formula, cell[0], grid, memo)
+    memo.cells = {key: key for key in grid.formulas}
+    memo.cells.update({key: key for key in grid.values})
+    cells = iter(grid.formulas.items())
+    while chunk := list(islice(cells, _CHUNK)):
+        joined = "\0".join([formula for _, formula in chunk])
+        if joined.count("\0") != len(chunk) - 1:
+            for cell, formula in chunk:
+                text, targets = shape_of(formula, cell[0], grid, memo)
+                plans[cell] = FormulaPlan(shapes.get(text) or shapes.setdefault(text, Shape(text)), targets)
+            continue
+        runs = _DIGITS.findall(joined)
+        at = 0
+        for (cell, formula), skeleton in zip(chunk, _DIGITS.sub("1", joined).split("\0"), strict=True):
+            template = memo.template(skeleton)
+            if template is None:
+                text, targets = shape_of(formula, cell[0], grid)
+                at += skeleton.count("1")
+            else:
+                text, targets = memo.fill(template, runs, at, cell[0], grid)
+                at += template.runs
             plans[cell] = FormulaPlan(shapes.get(text) or shapes.setdefault(text, Shape(text)), targets)
-        return plans
-    runs = _DIGITS.findall(joined)
-    at = 0
-    for (cell, formula), skeleton in zip(formulas.items(), _DIGITS.sub("1", joined).split("\0"), strict=True):
-        template = memo.template(skeleton)
-        if template is None:
-            text, targets = shape_of(formula, cell[0], grid)
-            at += skeleton.count("1")
-        else:
-            text, targets = memo.fill(template, runs, at, cell[0], grid)
-            at += template.runs
-        plans[cell] = FormulaPlan(shapes.get(text) or shapes.setdefault(text, Shape(text)), targets)
     return plans
 
 
+_CHUNK = 4096
 _DIGITS = re.compile(r"[0-9]+")
 _EXPONENT_NEAR = re.compile(r"[0-9.][Ee]")
 _LITERAL, _NUMBER, _RANGE, _BLIND_RANGE = 0, 1, 2, 3
@@ -162,8 +175,9 @@ class ShapeMemo:
 
     def __init__(self) -> None:
         self.templates: dict[str, _Template | None] = {}
-        self.refs: dict[tuple[str, str, bool], tuple[Area, Hashable, str]] = {}
+        self.refs: dict[tuple[str, str, bool], tuple[Target, Hashable, str]] = {}
         self.texts: dict[tuple, str] = {}
+        self.cells: dict[CellKey, CellKey] = {}  # each cell read, one key however many formulas read it
 
     def template(self, skeleton: str) -> _Template | None:
         """The template of a skeleton; None where the plain path must shape the formula.
@@ -184,20 +198,21 @@ class ShapeMemo:
         return template
 
     def fill(self, template: _Template, runs: list[str], at: int, sheet: str,
-             grid: CellGrid) -> tuple[str, list[Area]]:
+             grid: CellGrid) -> tuple[str, tuple[Target, ...]]:
         """`shape_of` of the formula of `template` whose digit runs are `runs[at:]`, on `sheet`."""
-        refs = self.refs
-        targets: list[Area] = []
+        refs, cells = self.refs, self.cells
+        targets: list[Target] = []
         slots: dict[Hashable, int] = {}
         placed: list[Any] = []  # each reference's slot and placeholder size: with the literals, the shape
         own = sheet.upper()
         for pieces, n, start, blind, cell in template.refs:
             if cell is not None and len(run := runs[at + start]) <= 7 and 1 <= (row := int(run)) <= MAX_ROW:
-                target = (cell[0] or own, row, cell[1], row, cell[1])  # what `parse_ref` gives, sooner
-                i = slots.get(target)
+                read = (cell[0] or own, row, cell[1])  # what `_resolve` gives, sooner
+                read = cells.setdefault(read, read)
+                i = slots.get(read)
                 if i is None:
-                    i = slots[target] = len(targets)
-                    targets.append(target)
+                    i = slots[read] = len(targets)
+                    targets.append(read)
                 placed.append(i)
                 placed.append("")
                 continue
@@ -205,6 +220,8 @@ class ShapeMemo:
             found = refs.get((value, sheet, blind))
             if found is None:
                 target, key = _resolve(value, sheet, grid, blind)
+                if len(target) == 3:  # a cell: the grid's key, its slot key too
+                    key = target = cells.setdefault(target, target)
                 found = refs[(value, sheet, blind)] = (target, key, _size(target))
             target, key, size = found
             i = slots.get(key)
@@ -219,11 +236,13 @@ class ShapeMemo:
         text = self.texts.get(shape)
         if text is None:
             text = self.texts[shape] = _template_text(template, literals, placed)
-        return text, targets
+        return text, tuple(targets)
 
 
-def _size(target: Area) -> str:
+def _size(target: Target) -> str:
     """A placeholder's text after `!A1`: nothing for one cell, `:B3` for a range of 3 rows, 2 columns."""
+    if len(target) == 3:
+        return ""
     _, r1, c1, r2, c2 = target
     h, w = r2 - r1 + 1, c2 - c1 + 1
     return "" if h == w == 1 else f":{col_letters(w)}{h}"
@@ -243,7 +262,8 @@ def _template_text(template: _Template, literals: tuple[str, ...], placed: list[
     return "=" + "".join(parts)
 
 
-def shape_of(formula: str, sheet: str, grid: CellGrid, memo: ShapeMemo | None = None) -> tuple[str, list[Area]]:
+def shape_of(formula: str, sheet: str, grid: CellGrid,
+             memo: ShapeMemo | None = None) -> tuple[str, tuple[Target, ...]]:
     """(placeholder formula, the area each placeholder stands for) of one formula cell on `sheet`."""
     if memo is not None:
         runs = _DIGITS.findall(formula)
@@ -251,7 +271,7 @@ def shape_of(formula: str, sheet: str, grid: CellGrid, memo: ShapeMemo | None = 
         if template is not None:
             return memo.fill(template, runs, 0, sheet, grid)
     parts: list[str] = []
-    targets: list[Area] = []
+    targets: list[Target] = []
     slots: dict[Hashable, int] = {}
     tokens = _tokens(formula)
     enclosing: list[str] = []  # the function (or "" for a parenthesis) each open bracket belongs to
@@ -263,7 +283,7 @@ def shape_of(formula: str, sheet: str, grid: CellGrid, memo: ShapeMemo | None = 
         else:
             _track_brackets(tok, enclosing)
             parts.append(signed_exponent(tok.value) if tok.subtype == "NUMBER" else tok.value)
-    return "=" + "".join(parts), targets
+    return "=" + "".join(parts), tuple(targets)
 
 
 def _template(skeleton: str) -> list[tuple[int, list[str], int]] | None:
@@ -336,7 +356,7 @@ def _refuse_unshareable(tok: Token) -> None:
         raise Unsupported(f"function {value}")
 
 
-def _placeholder(value: str, sheet: str, grid: CellGrid, targets: list[Area], slots: dict[Hashable, int],
+def _placeholder(value: str, sheet: str, grid: CellGrid, targets: list[Target], slots: dict[Hashable, int],
                  blank_blind: bool = False) -> str:
     """The placeholder reference for `value`, adding its area to `targets` the first time it appears.
 
@@ -346,20 +366,18 @@ def _placeholder(value: str, sheet: str, grid: CellGrid, targets: list[Area], sl
     return _slot(target, key, targets, slots)
 
 
-def _slot(target: Area, key: Hashable, targets: list[Area], slots: dict[Hashable, int]) -> str:
+def _slot(target: Target, key: Hashable, targets: list[Target], slots: dict[Hashable, int]) -> str:
     """The placeholder text of `target`, a new slot the first time its `key` appears in a formula."""
     if key not in slots:
         slots[key] = len(targets)
         targets.append(target)
-    i = slots[key]
-    _, r1, c1, r2, c2 = target
-    h, w = r2 - r1 + 1, c2 - c1 + 1
-    return f"PH{i}!A1" if h == w == 1 else f"PH{i}!A1:{col_letters(w)}{h}"
+    return f"PH{slots[key]}!A1{_size(target)}"
 
 
-def _resolve(value: str, sheet: str, grid: CellGrid, blank_blind: bool) -> tuple[Area, Hashable]:
-    """The area a reference text on `sheet` stands for, and the key two uses of it share a slot by."""
-    target: Area | None
+def _resolve(value: str, sheet: str, grid: CellGrid, blank_blind: bool) -> tuple[Target, Hashable]:
+    """The area a reference text on `sheet` stands for (one cell: its key), and the key two uses of it share a
+    slot by (a cell's: the target itself)."""
+    target: Target | None
     ref = parse_ref(value, sheet)
     if ref is None and (lines := parse_lines(value, sheet)) is not None:
         if not blank_blind:
@@ -375,7 +393,7 @@ def _resolve(value: str, sheet: str, grid: CellGrid, blank_blind: bool) -> tuple
             raise Unsupported(f"name {value} of whole columns or rows outside a function that ignores blanks")
         key: Hashable = ("name", value.upper())
     else:
-        target, key = ref, ref
+        target = key = ref[:3] if ref[1] == ref[3] and ref[2] == ref[4] else ref
     return target, key
 
 

@@ -23,9 +23,9 @@ odd XML).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
-from .lean_book import LeanCell
 from .lean_parts import _MAIN, LeanUnsupported, _Collected, _Sheet, _Strings
 
 __all__ = ["FAST_PART_BYTES", "Replay", "plain_start"]
@@ -53,14 +53,16 @@ _ROW_TEXT = r'<row r="([0-9]{1,7})"(?: spans="[0-9:]{1,15}")?(?: (?!xmlns:)[A-Za
 _ITEM = re.compile(f"{_ROW_TEXT}|{_CELL_TEXT}")
 _BARE = _CELL_TEXT.replace("(", "(?:").replace("(?:?:", "(?:")
 # a run: cells of the row open, and whole rows of plain cells
-_RUN = re.compile(f"(?:{_BARE}|{_ROW_TEXT.replace('(', '(?:').replace('(?:?', '(?')}(?:{_BARE})*</row>)+")
+# possessive (`++`): nothing follows a run, so it matches what greedy `+` does, without the regex engine keeping a
+# way back per element (~270 MB at a sheet of 230,000 cells)
+_RUN = re.compile(f"(?:{_BARE}|{_ROW_TEXT.replace('(', '(?:').replace('(?:?', '(?')}(?:{_BARE})*</row>)++")
 _NAME_TEXT = r'<definedName name="([^"&\t\n\r]*)">([^<]*)</definedName>'
 _NAME = re.compile(_NAME_TEXT)
-_NAMES = re.compile(f"(?:{_NAME_TEXT.replace('(', '(?:')})+")
+_NAMES = re.compile(f"(?:{_NAME_TEXT.replace('(', '(?:')})++")
 # a plain shared string: one <t>, no runs (`xml:space` is not read: it keeps the text as stored, as expat does)
 _STRING_TEXT = r'<si><t(?: xml:space="preserve")?>([^<]*)</t></si>'
 _STRING = re.compile(_STRING_TEXT)
-_STRINGS = re.compile(f"(?:{_STRING_TEXT.replace('([', '(?:[')})+")
+_STRINGS = re.compile(f"(?:{_STRING_TEXT.replace('([', '(?:[')})++")
 # elements of a sheet the lean reader reads nothing in: counted, their events not made (`Replay._skip`)
 _SKIPPED = ("<dataValidations", "<conditionalFormatting")
 _TAG = re.compile(r"<([^ \t\r\n/>]+)")
@@ -204,25 +206,28 @@ class Replay:
             collect = False
         else:
             return pos
-        run = _RUN.match(self.text, pos)
+        text = self.text
+        run = _RUN.match(text, pos)
         if run is None:
             return pos
-        chunk = run.group(0)
-        found = _ITEM.findall(chunk)  # each row and cell of the run, in order: they follow one another
-        rows = chunk.count("</row>")
-        if not scan.room(len(found) - rows, rows):
+        end = run.end()
+        # counted in the text, read in place: no copy of the run, no list of its elements (a cell begins `<c `
+        # and a whole row ends `</row>`, and neither is in a value or an attribute a run holds)
+        cells, rows = text.count("<c ", pos, end), text.count("</row>", pos, end)
+        if not scan.room(cells, rows):
             return pos
         if collect:
-            try:
-                self._put(sheet, found, "&" in chunk or "\r" in chunk)
+            try:  # each row and cell of the run, in order: they follow one another
+                self._put(sheet, (item.groups("") for item in _ITEM.finditer(text, pos, end)),
+                          text.find("&", pos, end) >= 0 or text.find("\r", pos, end) >= 0)
             except LeanUnsupported as exc:  # as `_Sheet.end` does: the collector gives up on this part
                 sheet.fail(exc)
-        scan.count_cells(len(found) - rows)
+        scan.count_cells(cells)
         scan.count(_MAIN + "row", rows)
-        return run.end()
+        return end
 
     @staticmethod
-    def _put(sheet: _Sheet, found: list[tuple[str, ...]], decode: bool) -> None:
+    def _put(sheet: _Sheet, found: Iterable[tuple[str, ...]], decode: bool) -> None:
         """The rows and cells `_ITEM` found, kept as `_Sheet._row` and `_Sheet.put` keep them (a plain <f>: its
         text, data type `f`)."""
         put, cells, columns, top = sheet.put, sheet.cells, _COLUMNS, sheet.max_style
@@ -235,8 +240,7 @@ class Replay:
             if number > top:
                 top = sheet.max_style = number
             if f or no_f:  # what `put` makes of any cell with a plain <f>, whatever its `t` and <v>
-                line = int(row)
-                cells[(line, column)] = LeanCell(line, column, "=" + (text_value(f) if decode else f), "f")
+                cells.put(int(row), column, "=" + (text_value(f) if decode else f), "f")
             else:
                 if decode:
                     v, inline = text_value(v), text_value(inline)

@@ -95,3 +95,51 @@ def test_a_command_reads_the_book_once_and_lays_its_plan_out_once(book: Path, co
     assert code == 0, err
     assert parsed and len(parsed) == len(set(parsed))
     assert len(builds) <= 1
+
+
+def test_odd_cells_held_compactly_read_as_openpyxl_reads_them(tmp_path: Path):
+    """A sheet's cells are held as a key and a value each (`lean_book.CellStore`), the data type kept apart only
+    where the value does not tell it: text that starts with `=`, an error, a blank styled cell, a boolean, a
+    cell written twice (openpyxl keeps the later, in the earlier's place). Each reads as openpyxl reads it,
+    and reading the book makes no cell object."""
+    import re
+
+    import openpyxl
+    from hostile import members_of, write_members
+    from openpyxl.styles import Font
+
+    from budgetbook.xlsx.lean_book import LeanCell
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"], ws["B1"], ws["C1"], ws["D1"] = "=not a formula", "#N/A", True, 2.5
+    ws["A1"].data_type = "s"
+    ws["A2"], ws["B2"], ws["C2"] = "=D1*2", "plain text", 7
+    ws["E3"].font = Font(bold=True)  # a blank cell with a style
+    ws["B700"] = "far down"
+    ws["C3"], ws["D3"] = "shared, then a number", "text, then a formula"
+    wb.save(tmp_path / "odd.xlsx")
+    members = members_of((tmp_path / "odd.xlsx").read_bytes())
+    sheet = members["xl/worksheets/sheet1.xml"].decode()
+    # C3 and D3 written again later in the row: the later cell is the one openpyxl keeps
+    sheet = re.sub(r'(<c r="D3"[^>]*>.*?</c>)', r'\1<c r="C3"><v>41</v></c><c r="D3"><f>A2+1</f><v>15</v></c>', sheet)
+    members["xl/worksheets/sheet1.xml"] = sheet.encode()
+    path = tmp_path / "twice.xlsx"
+    write_members(path, members)
+
+    gc.collect()
+    before = sum(isinstance(o, LeanCell) for o in gc.get_objects())
+    lean = read_xlsx(path).workbook
+    assert sum(isinstance(o, LeanCell) for o in gc.get_objects()) == before  # none made by reading
+    full = load_xlsx(path).workbook
+    assert isinstance(lean, LeanWorkbook)
+    mine, theirs = lean.worksheets[0], full.worksheets[0]
+    assert [(k, c.value, c.data_type) for k, c in mine._cells.items()] == \
+        [(k, c.value, c.data_type) for k, c in theirs._cells.items()]
+    assert [(c.row, c.column, c.value, c.data_type) for c in mine._cells.values()] == \
+        [(c.row, c.column, c.value, c.data_type) for c in theirs._cells.values()]
+    assert (mine["C3"].value, mine["D3"].value, mine["D3"].data_type) == (41, "=A2+1", "f")
+    assert (mine.max_row, mine.max_column) == (theirs.max_row, theirs.max_column) == (700, 5)
+    assert list(mine._cells) == list(theirs._cells) and len(mine._cells) == len(theirs._cells)
+    assert (3, 5) in mine._cells and (4, 5) not in mine._cells and mine._cells.get((4, 5)) is None
+    assert (mine.cell(4, 5).value, mine.cell(4, 5).data_type) == (None, "n")

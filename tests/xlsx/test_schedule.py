@@ -21,7 +21,7 @@ from test_check_at_scale import portfolio_book  # noqa: E402
 def plain_batches(grid: CellGrid, plans: dict) -> list:
     """The walk as fasteval had it before `schedule`: no memo, no shortcut."""
     def cells_in(target):
-        sheet, r1, c1, r2, c2 = target
+        sheet, r1, c1, r2, c2 = target if len(target) == 5 else (*target, *target[1:])  # a cell: its key
         return [k for k in grid.formulas if k[0] == sheet and r1 <= k[1] <= r2 and c1 <= k[2] <= c2]
 
     deps = {cell: sorted({d for t in plan.targets for d in cells_in(t)}) for cell, plan in plans.items()}
