@@ -28,6 +28,7 @@ from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
 from openpyxl.utils.cell import column_index_from_string, get_column_letter
 
 from ..errors import WorkbookError
+from .cell_grid import MAX_COL, MAX_ROW
 
 _CELL = re.compile(r"\$?([A-Za-z]{1,3})\$?(\d+)")
 _COLS = re.compile(r"\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}")
@@ -36,7 +37,6 @@ _PLAIN_SHEET = re.compile(r"[A-Z_\\][A-Z0-9_.]*")
 _LOOKS_LIKE_REF = re.compile(r"[A-Z]{1,3}\d+|R\d*C\d*|R|C|TRUE|FALSE")
 _FN_PREFIXES = ("_XLFN.", "_XLWS.")
 _MAX_CELLS = 1024  # a range bigger than this is not spelled out as names
-_MAX_COL, _MAX_ROW = 16384, 1048576
 
 
 class FormulaTextError(WorkbookError):
@@ -87,7 +87,7 @@ def _is_cell(text: str) -> bool:
 
 
 def _in_grid(column: str, row: str) -> bool:
-    return column_index_from_string(column.upper()) <= _MAX_COL and 1 <= int(row) <= _MAX_ROW
+    return column_index_from_string(column.upper()) <= MAX_COL and 1 <= int(row) <= MAX_ROW
 
 
 def _is_address(text: str) -> bool:
