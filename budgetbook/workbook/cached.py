@@ -119,17 +119,12 @@ def saved_with_values(wb: Any) -> tuple[bytes, dict[tuple[str, int, int], Any] |
     """`save_with_values`, and the values cached: {(SHEET, row, col): value} (None where none could be)."""
     from ..xlsx.fasteval import evaluate_cells  # on first use, not at import: loads numpy, openpyxl, schedula
 
-    buffer = io.BytesIO()
-    before = scratch_files()
-    try:
-        wb.save(buffer)
-    except OSError as exc:  # into memory: only openpyxl's scratch files (one per sheet, in TMPDIR) can fail
-        raise temp_folder_error(exc, before) from None
+    saved = _saved(wb)
     try:
         values = evaluate_cells(wb)
     except Unsupported:
-        return prefix_drawings(buffer.getvalue()), None
-    return inject_values(buffer.getvalue(), values), values
+        return prefix_drawings(saved), None
+    return inject_values(saved, values), values
 
 
 def _saved(wb: Any) -> bytes:

@@ -77,14 +77,7 @@ def evaluate_workbook(source: str | os.PathLike | bytes, workbook: Any = None,
     `workbook`, the openpyxl workbook of `source` when the caller has loaded it already, spares a
     second load (formulas kept, not read-only).
     """
-    from .fasteval import evaluate_fast  # on first use, not at import: loads numpy, openpyxl, schedula
-
-    _quiet_formulas_log()
-    try:
-        return evaluate_fast(source if workbook is None else workbook, cells)
-    except Exception:  # noqa: BLE001  fasteval.Unsupported, or anything unforeseen: the reference path decides
-        _bound_model_work(source, workbook)
-        return evaluate_with_model(source, cells)
+    return evaluate_later(source, workbook)(cells)
 
 
 def evaluate_later(source: str | os.PathLike | bytes, workbook: Any = None
@@ -102,14 +95,14 @@ def evaluate_later(source: str | os.PathLike | bytes, workbook: Any = None
     _quiet_formulas_log()
     try:
         named = computed(source if workbook is None else workbook)
-    except Exception:  # noqa: BLE001  as `evaluate_workbook`: the reference path decides, when called
+    except Exception:  # noqa: BLE001  fasteval.Unsupported, or anything unforeseen: the reference path decides
         named = None
 
     def values(cells: Mapping[str, tuple[str, str]] | None) -> dict[str, Any]:
         if named is not None:
             try:
                 return named(cells)
-            except Exception:  # noqa: BLE001  as `evaluate_workbook`
+            except Exception:  # noqa: BLE001  as computing: the reference path decides
                 pass
         _bound_model_work(source, workbook)
         return evaluate_with_model(source, cells)

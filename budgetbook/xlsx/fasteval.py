@@ -89,8 +89,7 @@ _NOT_COMPUTED = object()  # no result there (`_cell_values`): a formula without 
 def evaluate_fast(source: Any, cells: Mapping[str, tuple[str, str]] | None = None) -> dict[str, Any]:
     """{defined name: value} for every workbook-scoped name, and {name: value} of each of `cells`
     ({name: (sheet title, "C7")}); Excel errors as text; see the module doc."""
-    with paused():
-        return _named_values(_evaluated(CellGrid(load_workbook_of(source))), cells)
+    return computed(source)(cells)
 
 
 def computed(source: Any) -> Callable[[Mapping[str, tuple[str, str]] | None], dict[str, Any]]:

@@ -44,6 +44,15 @@ _SHIFT = 15  # a cell's key is row << 15 | column: a column is at most 16,384 (X
 _COLUMN = (1 << _SHIFT) - 1
 
 
+def _key(row: int, column: int) -> int:
+    return row << _SHIFT | column
+
+
+def _where(key: int) -> tuple[int, int]:
+    """(row, column) of a cell's key."""
+    return key >> _SHIFT, key & _COLUMN
+
+
 def _implied(value: Any) -> str | None:
     """The data type a value alone tells: a formula's text starts with `=`; None for one that tells none."""
     kind = type(value)
@@ -71,7 +80,7 @@ class CellStore:
 
     def put(self, row: int, column: int, value: Any, data_type: str) -> None:
         """Keep a cell (as `ws._cells[(row, column)] = cell`: a cell read again keeps its place)."""
-        key = row << _SHIFT | column
+        key = _key(row, column)
         self.held[key] = value
         if _implied(value) != data_type:
             self.types[key] = data_type
@@ -81,16 +90,17 @@ class CellStore:
     def resolve(self, row: int, column: int, held: Any, value: Any) -> None:
         """Put text `value` where the cell still holds `held` (a shared string's index: a cell read again in the
         same place since, which openpyxl keeps instead, holds another object)."""
-        if self.held.get(row << _SHIFT | column, _ABSENT) is held:
+        if self.held.get(_key(row, column), _ABSENT) is held:
             self.put(row, column, value, "s")
 
+    def _type(self, key: int, value: Any) -> str:
+        return (self.types.get(key) if self.types else None) or _implied(value) or "n"
+
     def _cell(self, key: int, value: Any) -> LeanCell:
-        data_type = self.types.get(key) if self.types else None
-        return LeanCell(key >> _SHIFT, key & _COLUMN, value, data_type or _implied(value) or "n")
+        return LeanCell(*_where(key), value, self._type(key, value))
 
     def get(self, where: tuple[int, int], default: Any = None) -> Any:
-        row, column = where
-        key = row << _SHIFT | column
+        key = _key(*where)
         value = self.held.get(key, _ABSENT)
         return default if value is _ABSENT else self._cell(key, value)
 
@@ -103,14 +113,13 @@ class CellStore:
     def __contains__(self, where: object) -> bool:
         if not isinstance(where, tuple) or len(where) != 2:
             return False
-        row, column = where
-        return (row << _SHIFT | column) in self.held
+        return _key(*where) in self.held
 
     def __len__(self) -> int:
         return len(self.held)
 
     def __iter__(self) -> Iterator[tuple[int, int]]:
-        return ((key >> _SHIFT, key & _COLUMN) for key in self.held)
+        return (_where(key) for key in self.held)
 
     def keys(self) -> Iterator[tuple[int, int]]:
         return iter(self)
@@ -121,13 +130,12 @@ class CellStore:
 
     def items(self) -> Iterator[tuple[tuple[int, int], LeanCell]]:
         cell = self._cell
-        return (((key >> _SHIFT, key & _COLUMN), cell(key, value)) for key, value in self.held.items())
+        return ((_where(key), cell(key, value)) for key, value in self.held.items())
 
     def plain(self) -> Iterator[tuple[int, int, Any, str]]:
         """(row, column, value, data type) of every cell, no cell object made (`cell_grid.CellGrid`)."""
-        types = self.types
-        return ((key >> _SHIFT, key & _COLUMN, value,
-                 (types.get(key) if types else None) or _implied(value) or "n") for key, value in self.held.items())
+        of = self._type
+        return ((*_where(key), value, of(key, value)) for key, value in self.held.items())
 
 
 _ABSENT = object()
