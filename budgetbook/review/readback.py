@@ -27,6 +27,7 @@ from ..progress import stage
 from ..sheetkit.anchors import anchored_at
 from ..sheetkit.embed import SHEET, read_embedded_plan
 from ..workbook.build import build_book, workbook_blueprint, workbook_layout
+from ..workbook.percentiles import simulate_first
 from ..xlsx.evaluate import evaluate_later
 from ..xlsx.formula_text import formula_of
 from ..xlsx.lean_book import stored_texts_of
@@ -176,9 +177,11 @@ def single_cell(text: str) -> tuple[str, str] | None:
     return (quoted.replace("''", "'") if quoted is not None else plain_title), f"{column.upper()}{row}"
 
 
-def open_book(path: Path, *, styles: bool = False) -> OpenedWorkbook:
+def open_book(path: Path, *, styles: bool = False, percentiles: bool = False) -> OpenedWorkbook:
     """The workbook at `path`, verified and read in one pass (`xlsx.lean`); `styles`: loaded by openpyxl
-    instead, number formats and comments kept (the overwrite guard compares them)."""
+    instead, number formats and comments kept (the overwrite guard compares them); `percentiles`: the
+    Summary's simulation run before the plan is laid out (`check` compares its numbers: made while the
+    layout is not yet held, its draws do not add to the peak, as in `generate`)."""
     from ..xlsx.safety import load_xlsx, read_xlsx  # on first use, not at import: loads defusedxml
 
     stage("opening")
@@ -199,7 +202,8 @@ def open_book(path: Path, *, styles: bool = False) -> OpenedWorkbook:
     _version, text = embedded
     try:
         tree = as_laid_out(parse_yaml_text(text), wb)
-        plan = plan_from_data(tree, f"{path} (embedded plan)")
+        plan = plan_from_data(tree, f"{path} (embedded plan)", lay_out=_simulated_first if percentiles else
+                              workbook_layout)
     except PlanError as exc:
         raise WorkbookError(f"its embedded plan is damaged: {exc.reason}", source=str(path)) from None
     names, findings = workbook_names(wb)
@@ -210,6 +214,11 @@ def open_book(path: Path, *, styles: bool = False) -> OpenedWorkbook:
     except WorkbookError as exc:
         raise exc.with_source(str(path)) from None
     return OpenedWorkbook(path, wb, text, tree, plan, names, findings, loaded.info.data, actuals)
+
+
+def _simulated_first(plan: Plan) -> tuple:
+    simulate_first(plan)
+    return workbook_layout(plan)
 
 
 def as_laid_out(tree: Any, wb: Any) -> Any:

@@ -329,8 +329,7 @@ def _constants(book: OpenedWorkbook) -> list[Finding]:
             findings.append(Finding("missing", f"constant `{spec.name}` is gone: its defined name or sheet "
                                     f"({spec.sheet}) was deleted", spec.sheet, None, spec.name))
             continue
-        written = book.blueprint.where[spec.name]
-        want = value_of(written[0].cells[(written[1], written[2])].value)
+        want = value_of(book.blueprint.get(spec.sheet).cells[_row_col(spec.cell)].value)
         have = book.wb[where[0]][where[1]].value
         if not _same_number(want, have):
             findings.append(_structure(f"constant `{spec.name}` is now {_short(str(have))}; budgetbook wrote {want!r}",

@@ -50,31 +50,41 @@ def anchor(book: Blueprint, sheets: Collection[str], keeping: Callable[[], Colle
     if len(book.specs) <= NAME_BUDGET:
         return
     keep, on = set(keeping()), set(sheets)
-    rows: dict[tuple[str, int], str] = {}  # (sheet, row) -> the named cell anchoring it (leftmost)
-    cols: dict[tuple[str, int], str] = {}  # (sheet, column) -> the named cell anchoring it (topmost)
-    named: list[tuple[str, int, int, CellSpec]] = []  # (sheet, row, column, spec)
-    calcs: list[tuple[str, int, int, CellSpec]] = []
-    for spec in book.specs.values():
-        sheet, row, col = book.where[spec.name]
-        own = spec.kind in NAMED_KINDS or spec.name in keep or sheet.title not in on
-        (named if own else calcs).append((sheet.title, row, col, spec))
-    named.sort(key=lambda at: (at[0], at[1], at[2]))
-    for title, row, _col, spec in named:
-        rows.setdefault((title, row), spec.name)
-    for title, _row, col, spec in sorted(named, key=lambda at: (at[0], at[2], at[1])):
-        cols.setdefault((title, col), spec.name)
+    by_sheet: dict[str, list[str]] = {}  # sheet -> the names on it
+    for name, (sheet, _row, _col) in book.where.items():
+        if sheet.title in on:
+            by_sheet.setdefault(sheet.title, []).append(name)
     unnamed: dict[str, str] = {}  # name -> the absolute reference formulas read it by, unqualified
-    calcs.sort(key=lambda at: (at[0], at[1], at[2]))
-    for title, row, col, spec in calcs:
-        by_row, by_col = rows.get((title, row)), cols.get((title, col))
-        if by_row is None or by_col is None:
-            rows.setdefault((title, row), spec.name)
-            cols.setdefault((title, col), spec.name)
-            continue
-        book.specs[spec.name] = _with(spec, row_anchor=by_row, col_anchor=by_col)
-        unnamed[spec.name] = f"${col_letters(col)}${row}"
+    for title, names in by_sheet.items():
+        _anchor_sheet(book, title, names, keep, unnamed)
+    del by_sheet
     if unnamed:
         _rewrite_formulas(book, unnamed)
+
+
+def _anchor_sheet(book: Blueprint, title: str, names: list[str], keep: set[str], unnamed: dict[str, str]) -> None:
+    """Anchor the calculations of one sheet (a sheet at a time, holding no spec: the largest plan's layout
+    is made beside the book `check` reads, and this was its peak)."""
+    cells = sorted((book.where[name][1], book.where[name][2], name) for name in names)  # row by row
+    rows: dict[int, str] = {}  # row -> the named cell anchoring it (leftmost)
+    cols: dict[int, str] = {}  # column -> the named cell anchoring it (topmost: the first met row by row)
+    specs = book.specs
+    for row, col, name in cells:
+        spec = specs[name]
+        if spec.kind in NAMED_KINDS or name in keep:
+            rows.setdefault(row, name)
+            cols.setdefault(col, name)
+    for row, col, name in cells:
+        spec = specs[name]
+        if spec.kind in NAMED_KINDS or name in keep:
+            continue
+        by_row, by_col = rows.get(row), cols.get(col)
+        if by_row is None or by_col is None:
+            rows.setdefault(row, name)
+            cols.setdefault(col, name)
+            continue
+        specs[name] = _with(spec, row_anchor=by_row, col_anchor=by_col)
+        unnamed[name] = f"${col_letters(col)}${row}"
 
 
 def _with(spec: CellSpec, **changes: str) -> CellSpec:
@@ -89,7 +99,7 @@ def _with(spec: CellSpec, **changes: str) -> CellSpec:
 
 def _rewrite_formulas(book: Blueprint, unnamed: dict[str, str]) -> None:
     """Every formula reading an unnamed calculation by name reads its cell instead (its spec too)."""
-    title_of = {name: book.where[name][0].title for name in unnamed}
+    specs = book.specs
 
     def rewrite(formula: str, on: str) -> str:
         def one(match: re.Match) -> str:
@@ -97,7 +107,7 @@ def _rewrite_formulas(book: Blueprint, unnamed: dict[str, str]) -> None:
             ref = unnamed.get(text)
             if ref is None:
                 return text
-            sheet = title_of[text]
+            sheet = specs[text].sheet
             return ref if sheet == on else f"{quoted(sheet)}!{ref}"
 
         return _TOKEN.sub(one, formula)
@@ -123,4 +133,5 @@ def anchored_at(spec: CellSpec, locate: Callable[[str], tuple[str, str] | None])
     row, col = _A1.fullmatch(by_row[1].replace("$", "")), _A1.fullmatch(by_col[1].replace("$", ""))
     if row is None or col is None:
         return None
-    return by_row[0], f"{col.group(1)}{row.group(2)}"
+    cell = f"{col.group(1)}{row.group(2)}"
+    return by_row[0], spec.cell if cell == spec.cell else cell  # where it was written: its own string, not a copy

@@ -141,6 +141,7 @@ class Blueprint:
         self.dated: Any = None    # the date About gives, and the version (`workbook.build.build_book`)
         self.version = ""
         self.shed = False         # only what writing reads is left (`shed_layout`)
+        self.sealed = False       # no name can be handed out (`shed_layout`, `shed_formulas`)
 
     def sheet(self, title: str, role: str) -> Sheet:
         sheet = Sheet(title, role)
@@ -164,8 +165,8 @@ class Blueprint:
                   formula: str | None, item: str, market: str) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown cell kind {kind!r}")
-        if self.shed:
-            raise RuntimeError("a name handed out after `shed_layout`")
+        if self.sealed:
+            raise RuntimeError("a name handed out after `shed_layout` or `shed_formulas`")
         if not _GOOD_NAME.match(name):
             if not _NAME.match(name) or _CELL_LIKE.match(name):
                 raise BadName(name, f"the ids make the workbook name `{name}`, which Excel would not accept "
@@ -176,6 +177,7 @@ class Blueprint:
                               "rename the id")
             raise AssertionError(f"{name!r}: the one pattern and the three disagree")  # never: they are one rule
         folded = name.lower()
+        folded = name if folded == name else folded  # budgetbook's names are lower case: one string, not two
         if folded in self._folded:
             raise BadName(name, f"two cells of the workbook would both be named `{name}` (ids that run into "
                           "each other, such as `a_b` + `c` and `a` + `b_c`): rename one id")
@@ -230,4 +232,15 @@ class Blueprint:
         be handed out after, nor the layout read.
         """
         self.specs = {name: spec for name, spec in self.specs.items() if spec.named}
-        self.where, self._folded, self.shed = {}, {}, True
+        self.where, self._folded, self.shed, self.sealed = {}, {}, True, True
+
+    def shed_formulas(self) -> None:
+        """Keep what reading a book back needs, once its layout is taken (each formula's text is in its spec):
+        the sheets' labels, inputs and constants. Their formula cells, the specs' map, `where` and the folded
+        names go: on the largest plan ~100 MB of the layout `check` holds beside the book it evaluates (issue
+        27). No name can be handed out after, nor the layout read again.
+        """
+        for sheet in self.sheets:
+            sheet.cells = {at: cell for at, cell in sheet.cells.items()
+                           if cell.is_text or not (isinstance(cell.value, str) and cell.value.startswith("="))}
+        self.specs, self.where, self._folded, self.shed, self.sealed = {}, {}, {}, True, True

@@ -77,7 +77,9 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
 def _lay_out(plan: Plan) -> tuple[Blueprint, tuple[CellSpec, ...]]:
     """The plan's blueprint (dated 2000-01-01: nothing laid out depends on the date) and its layout."""
     blueprint = build_book(plan, dt.date(2000, 1, 1))
-    return blueprint, tuple(blueprint.layout())
+    layout = tuple(blueprint.layout())
+    blueprint.shed_formulas()  # read, never written: its formula texts are in the layout (memory, issue 27)
+    return blueprint, layout
 
 
 # Laid out once per plan (`memo.PlanMemo`: per object, and per content while a plan of it lives):
