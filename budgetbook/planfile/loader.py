@@ -160,8 +160,8 @@ def refuse_unwritable(plan: Plan, source: str,
     except BadName as exc:
         found = _id_in(plan, exc.name)
         raise PlanError((f"`{found}`: " if found else "") + exc.reason, source=source) from None
-    except PlanError as exc:
-        raise PlanError(exc.reason, source=source) from None
+    except PlanError as exc:  # the layout's own kind kept (`TooLarge`): a book's embedded plan says which
+        raise type(exc)(exc.reason, source=source) from None
     if names > LIBREOFFICE_MAX_NAMES:
         warnings.warn(visible(f"{source}: its workbook has {names:,} defined names; LibreOffice (7.4) hangs opening a "
                       f"workbook with more than {LIBREOFFICE_MAX_NAMES:,} (Excel opens it): split the plan to "

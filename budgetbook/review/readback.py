@@ -26,6 +26,7 @@ from ..planfile.loader import plan_from_data
 from ..progress import stage
 from ..sheetkit.anchors import anchored_at
 from ..sheetkit.embed import SHEET, read_embedded_plan
+from ..sheetkit.grid import TooLarge
 from ..workbook.build import build_book, workbook_blueprint, workbook_layout
 from ..workbook.percentiles import simulate_first
 from ..xlsx.evaluate import evaluate_later
@@ -204,6 +205,8 @@ def open_book(path: Path, *, styles: bool = False, percentiles: bool = False) ->
         tree = as_laid_out(parse_yaml_text(text), wb)
         plan = plan_from_data(tree, f"{path} (embedded plan)", lay_out=_simulated_first if percentiles else
                               workbook_layout)
+    except TooLarge as exc:
+        raise WorkbookError(f"its embedded plan is too large: {exc.reason}", source=str(path)) from None
     except PlanError as exc:
         raise WorkbookError(f"its embedded plan is damaged: {exc.reason}", source=str(path)) from None
     names, findings = workbook_names(wb)

@@ -43,6 +43,17 @@ class BadName(PlanError):
         self.name = name
 
 
+# The cells a workbook may name (formulas, inputs, constants): what `generate` and `check` hold in memory grows
+# with them, ~1.7 KB a cell; the caps on ids alone (20 markets, 500 workloads) let a plan lay out ~700,000 (500 x 20).
+# The largest measured (docs/scale.md: 200 workloads x 20 markets, 268,748; 500 x 6, 225,314) fit.
+MAX_CELLS_LAID_OUT = 280_000
+
+
+class TooLarge(PlanError):
+    """A plan whose workbook would name more than `MAX_CELLS_LAID_OUT` cells: refused while it is laid out, so the
+    layout never holds more."""
+
+
 @dataclass(frozen=True, slots=True)  # ~400,000 in the largest plan's layout: 104 bytes each, not 160 + a dict
 class CellSpec:
     """One named cell as generated: `check` finds it by `name` and compares `formula`."""
@@ -176,6 +187,10 @@ class Blueprint:
                               "LibreOffice read as an escaped character, breaking the formulas that use it: "
                               "rename the id")
             raise AssertionError(f"{name!r}: the one pattern and the three disagree")  # never: they are one rule
+        if len(self.specs) >= MAX_CELLS_LAID_OUT:
+            raise TooLarge(f"its workbook would lay out over {MAX_CELLS_LAID_OUT:,} cells (formulas and inputs): "
+                           "more than `generate` and `check` handle within bounded time and memory: split the "
+                           "plan (fewer workloads or markets in each)")
         folded = name.lower()
         folded = name if folded == name else folded  # budgetbook's names are lower case: one string, not two
         if folded in self._folded:
