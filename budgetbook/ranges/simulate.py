@@ -215,5 +215,22 @@ def simulate(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEE
             cheaper = {other: below[market][other] / samples for other in markets if other != market}
             stats[market] = MarketStats(p10, p50, p90, mean, cheaper, wins[market] / samples,
                                         (edges.tolist(), counts.tolist()))
+    give_back_freed_memory()
     return Simulation(plan.name, plan.currency, samples, seed, distribution, stats,
                       {m.id: m.label or m.id for m in plan.markets})
+
+
+def give_back_freed_memory() -> None:
+    """Return to the system the memory the draws freed (glibc's `malloc_trim`; nothing elsewhere).
+
+    Each input's draws are an array under glibc's mmap threshold, made in the C heap; freed, they stay
+    there, and Python's own objects, made in separate arenas, never reuse them: the largest plans' 1,159
+    ranged inputs left ~170 MB resident under the workbook laid out next (`generate`'s and `check`'s peak).
+    """
+    import ctypes  # here, not at import: only a simulation needs it
+
+    try:
+        trim = ctypes.CDLL(None).malloc_trim  # the process's own symbols: libc's, on Linux
+    except (OSError, AttributeError):  # not glibc (macOS, musl): their allocators return memory themselves
+        return
+    trim(0)

@@ -59,7 +59,7 @@ class OpenedWorkbook:
             if self.actuals is not None:  # the Actuals and Variance sheets too: laid out for this book alone
                 import datetime as dt
 
-                return build_book(self.plan, dt.date(2000, 1, 1), actuals=self.actuals)
+                return build_book(self.plan, dt.date(2000, 1, 1), actuals=self.actuals, lean=True)
             return workbook_blueprint(self.plan)
         except PlanError as exc:  # its ids make one defined name twice: the workbook is what the user gave
             raise WorkbookError(f"its embedded plan cannot be laid out: {exc.reason}", source=str(self.path)) from None

@@ -122,6 +122,10 @@ def _rewrite_formulas(book: Blueprint, unnamed: dict[str, str]) -> None:
                     if cell.name is not None:
                         spec = book.specs[cell.name]
                         book.specs[cell.name] = _with(spec, formula=written)
+    if book.lean:  # its formula cells are their specs alone
+        for name, spec in specs.items():
+            if spec.formula is not None and (written := rewrite(spec.formula, spec.sheet)) != spec.formula:
+                specs[name] = _with(spec, formula=written)
 
 
 def anchored_at(spec: CellSpec, locate: Callable[[str], tuple[str, str] | None]) -> tuple[str, str] | None:

@@ -40,14 +40,15 @@ if TYPE_CHECKING:  # the layout (every command's load) needs no openpyxl, only w
 
 
 def build_book(plan: Plan, today: dt.date | None = None, version: str = __version__,
-               plan_text: str = "", actuals: Actuals | None = None) -> Blueprint:
+               plan_text: str = "", actuals: Actuals | None = None, *, lean: bool = False) -> Blueprint:
     """The whole workbook as plain data, sheets in tab order: inputs, calculations, outputs.
 
     `version` is the one written on About (the overwrite guard rebuilds a workbook as it was written);
     `plan_text`, the plan as written, gives each input the source its YAML comment cites;
-    `actuals` (imported bills) add the Actuals and Variance sheets last.
+    `actuals` (imported bills) add the Actuals and Variance sheets last; `lean`: to be read, not written
+    (`Blueprint`'s).
     """
-    book = Blueprint(plan.name)
+    book = Blueprint(plan.name, lean=lean)
     book.dated, book.version = today or dt.date.today(), version
     inp = Inputs(plan)
     build_about(book, plan, book.dated, version)
@@ -76,7 +77,7 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
 
 def _lay_out(plan: Plan) -> tuple[Blueprint, tuple[CellSpec, ...]]:
     """The plan's blueprint (dated 2000-01-01: nothing laid out depends on the date) and its layout."""
-    blueprint = build_book(plan, dt.date(2000, 1, 1))
+    blueprint = build_book(plan, dt.date(2000, 1, 1), lean=True)
     layout = tuple(blueprint.layout())
     blueprint.shed_formulas()  # read, never written: its formula texts are in the layout (memory, issue 27)
     return blueprint, layout
