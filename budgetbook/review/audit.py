@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from ..sheetkit.embed import SHEET as EMBED_SHEET
+from ..xlsx.a1 import column_index_from_string, coordinate_from_string
 from ..xlsx.formula_text import CellNames, is_constant, normalize, references, to_names
 from .cycles import cells_in, cells_read
 from .findings import Finding, clipped, jsonable
@@ -232,8 +233,6 @@ def hidden_cells(book: OpenedWorkbook) -> list[Finding]:
 
 def _hidden_place(book: OpenedWorkbook, sheet: str, cell: str) -> str | None:
     """Why the cell cannot be seen ("row 16 of Compute is hidden"), or None when it can."""
-    from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
-
     ws = book.wb[sheet]
     try:
         letter, row = coordinate_from_string(cell)

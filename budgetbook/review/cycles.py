@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter, range_boundaries
-
 from ..errors import WorkbookError
+from ..xlsx.a1 import coordinate_to_tuple, get_column_letter, range_boundaries
 from ..xlsx.formula_text import formula_of, references
 
 

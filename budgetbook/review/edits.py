@@ -24,10 +24,9 @@ import difflib
 import math
 from dataclasses import dataclass
 
-from openpyxl.utils.cell import column_index_from_string, coordinate_from_string, get_column_letter
-
 from ..plan.inputs import input_cells
 from ..sheetkit.embed import SHEET as EMBED_SHEET
+from ..xlsx.a1 import column_index_from_string, coordinate_from_string, get_column_letter
 from ..xlsx.formula_text import CellNames, FormulaTextError, normalize, to_names
 from .readback import OpenedWorkbook, single_cell
 from .snapshot import Cell, Content, Dump, dump, rebuilt_dump

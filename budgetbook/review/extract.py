@@ -7,7 +7,6 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from openpyxl.utils import get_column_letter
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from ..errors import PlanError, WorkbookError
@@ -18,6 +17,7 @@ from ..plan.numbers import Num
 from ..planfile.loader import plan_from_text
 from ..planfile.rewrite import rewrite_values
 from ..sheetkit.market_labels import label_text, market_labels
+from ..xlsx.a1 import get_column_letter
 from .adjustments import changes, has_table, read_rows
 from .findings import INPUT_PROBLEMS
 from .input_cell_errors import as_workbook_error

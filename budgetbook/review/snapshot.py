@@ -15,15 +15,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-from openpyxl.utils.cell import get_column_letter
-
 from .. import __version__
 from ..sheetkit.embed import SHEET as EMBED_SHEET
 from ..sheetkit.embed import embed_plan, read_embedded_plan
 from ..workbook.build import build_book
 from ..workbook.computed import value_of
 from ..workbook.stamp import parse_date, read_stamp, write_stamp
+from ..xlsx.a1 import ILLEGAL_CHARACTERS_RE, get_column_letter
 from .readback import OpenedWorkbook, single_cell
 
 Content = tuple  # ("f", formula) | ("n", float) | ("s", text) | ("b", bool) | ("o", repr)

@@ -22,13 +22,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-from openpyxl.utils.cell import column_index_from_string, coordinate_from_string, get_column_letter
-
 from ..ledger.embed import SHEET as ACTUALS_SHEET
 from ..sheetkit.embed import SHEET as EMBED_SHEET
 from ..workbook.computed import value_of
 from ..workbook.stamp import VALUE_COL, read_stamp
+from ..xlsx.a1 import ILLEGAL_CHARACTERS_RE, column_index_from_string, coordinate_from_string, get_column_letter
 from ..xlsx.xstring import unescape
 from .findings import WARNING, Finding
 from .readback import OpenedWorkbook, single_cell

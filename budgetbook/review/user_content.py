@@ -12,9 +12,8 @@ Built only when the structure audit found something to judge: a pristine book co
 
 from __future__ import annotations
 
-from openpyxl.utils.cell import coordinate_to_tuple, range_boundaries
-
 from ..errors import WorkbookError
+from ..xlsx.a1 import coordinate_to_tuple, range_boundaries
 from ..xlsx.formula_text import formula_of, references
 from .findings import Finding
 from .readback import OpenedWorkbook

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from ..plan.model import Market, Plan
+from ..xlsx.r1c1 import r1c1
 from .grid import Blueprint
 from .market_labels import write_header  # a label citing its price: the header links to the live label
 
@@ -248,8 +249,6 @@ def _one_shape(column_texts: list[str], row: int, cols: list[int]) -> bool:
     """The same R1C1 text in every column (each column's text read where it is written)."""
     if all(_PLAIN.fullmatch(text) for text in column_texts):
         return len({_plain_r1c1(text, row, col) for text, col in zip(column_texts, cols, strict=True)}) <= 1
-    from ..xlsx.r1c1 import r1c1  # other texts on first use, not at import: loads openpyxl (`show` needs none)
-
     return len({r1c1(f"=F({text})", row, col) for text, col in zip(column_texts, cols, strict=True)}) <= 1
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..atomic import temp_folder_error
 from ..errors import WorkbookError
+from .tokenizer import Tokenizer
 from .values import plain
 
 
@@ -218,8 +219,6 @@ def _first_bad_formula(path: Path) -> str | None:
 
 
 def _parses_with_signed_exponents(parser: Any, text: str) -> bool:
-    from openpyxl.formula import Tokenizer
-
     from .shapes import signed_exponent  # on first use, not at import: loads numpy, openpyxl, schedula
 
     try:

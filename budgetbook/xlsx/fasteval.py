@@ -143,9 +143,11 @@ def _evaluated(grid: CellGrid) -> _Evaluator:
 
 def load_workbook_of(source: Any) -> Any:
     """An openpyxl workbook from a workbook (openpyxl's or the lean reader's, as it is), bytes or a path."""
+    if isinstance(source, LeanWorkbook):  # openpyxl not imported for it (~0.15 s)
+        return source
     from openpyxl import Workbook, load_workbook
 
-    if isinstance(source, (Workbook, LeanWorkbook)):
+    if isinstance(source, Workbook):
         return source
     if isinstance(source, (bytes, bytearray)):
         data = bytes(source)

@@ -24,11 +24,10 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, cast
 
-from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
-from openpyxl.utils.cell import column_index_from_string, get_column_letter
-
 from ..errors import WorkbookError
+from .a1 import column_index_from_string, get_column_letter
 from .cell_grid import MAX_COL, MAX_ROW
+from .tokenizer import Token, Tokenizer, TokenizerError
 
 _CELL = re.compile(r"\$?([A-Za-z]{1,3})\$?(\d+)")
 _COLS = re.compile(r"\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}")

@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from .cell_grid import col_letters
+from .date_formats import BUILTIN_DATE_FORMATS, is_date_format
 from .lean_book import LeanChartsheet, LeanName, LeanSheet, LeanWorkbook
 from .lean_parts import (
     _REL_ID,
@@ -133,12 +134,10 @@ class LeanReader:
             return set(), 1  # openpyxl's default workbook has one cell style
         if styles.root != "styleSheet" or not styles.xfs:
             raise LeanUnsupported("a style sheet openpyxl may not read")
-        from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format  # loaded with the reader already
-
         dates = set()
         for index, fmt_id in enumerate(styles.xfs):
-            code = styles.formats.get(fmt_id, BUILTIN_FORMATS.get(fmt_id))
-            if code is not None and is_date_format(code):
+            code = styles.formats.get(fmt_id)
+            if is_date_format(code) if code is not None else fmt_id in BUILTIN_DATE_FORMATS:
                 dates.add(index)
         return dates, len(styles.xfs)
 

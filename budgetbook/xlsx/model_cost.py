@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from openpyxl.formula import Tokenizer
-
 from ..errors import WorkbookError
+from .a1 import get_column_letter
 from .cell_grid import MAX_COL, MAX_ROW, col_index
 from .limits import DEFAULT_LIMITS, Limits
 from .shapes import BLANK_BLIND_FUNCTIONS
+from .tokenizer import Tokenizer
 
 _BLIND = ", ".join(sorted(BLANK_BLIND_FUNCTIONS))
 _ADDRESS = re.compile(r"^(?:.*!)?\$?([A-Za-z]{0,3})\$?([0-9]{0,7})(?::\$?([A-Za-z]{0,3})\$?([0-9]{0,7}))?$")
@@ -52,8 +52,6 @@ def refuse_costly_model(workbook: Any, limits: Limits = DEFAULT_LIMITS) -> None:
 
 
 def _last(ws: Any) -> str:
-    from openpyxl.utils.cell import get_column_letter
-
     return f"{get_column_letter(ws.max_column)}{ws.max_row}"
 
 

@@ -44,9 +44,9 @@ from typing import Any
 
 import numpy as np
 import schedula as sh
-from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
 
 from .numeric_tree import BLANK, BOOL, NUM, OTHER, TEXT, Node, NotNumeric, Parser
+from .tokenizer import Token, Tokenizer, TokenizerError
 
 # a SUMIF/SUMIFS text criterion computed here: an id as budgetbook writes them (a market's), no wildcard,
 # operator, number, boolean or error in it (those `formulas` reads as such: its rules, not ours)

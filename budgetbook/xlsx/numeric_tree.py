@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from openpyxl.formula.tokenizer import Token
+from .tokenizer import Token
 
 NUM, BOOL, OTHER, BLANK, TEXT = 0, 1, 2, 3, 4
 

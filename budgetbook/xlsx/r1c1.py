@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from openpyxl.formula.tokenizer import Token, Tokenizer
-from openpyxl.utils.cell import column_index_from_string
+from .a1 import column_index_from_string
+from .tokenizer import Token, Tokenizer
 
 _CELL = re.compile(r"(\$?)([A-Za-z]{1,3})(\$?)([0-9]+)")
 

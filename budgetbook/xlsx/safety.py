@@ -25,11 +25,12 @@ import os
 import warnings
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import openpyxl
 from defusedxml import DefusedXmlException
 
 from ..errors import WorkbookError
+from .a1 import get_column_letter
 from .archive import check_declared, open_archive
 from .collector import paused
 from .file_bytes import ZIP_MAGICS, not_a_zip_reason, read_file_bytes
@@ -37,6 +38,9 @@ from .lean import LeanReader
 from .limits import DEFAULT_LIMITS, Limits, Refused, one_line
 from .package import describe_package, refuse_opendocument
 from .xml_scan import scan_members
+
+if TYPE_CHECKING:  # loaded where a workbook is loaded by openpyxl: the lean reader needs none of it (~0.15 s)
+    import openpyxl
 
 __all__ = ["DEFAULT_LIMITS", "Limits", "LoadedWorkbook", "XlsxInfo", "inspect_xlsx", "load_xlsx", "open_workbook",
            "read_xlsx"]
@@ -115,6 +119,8 @@ def inspect_xlsx(path: str | os.PathLike, limits: Limits = DEFAULT_LIMITS) -> Xl
 def load_xlsx(path: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS,
               data_only: bool = False) -> LoadedWorkbook:
     """Verify, then load with openpyxl from the verified bytes: the workbook and what it holds."""
+    import openpyxl  # here, not at import: the lean reader (`read_xlsx`) needs none of it (~0.15 s)
+
     source = str(path)
     if not openpyxl.DEFUSEDXML:
         raise WorkbookError("openpyxl is not using defusedxml (is OPENPYXL_DEFUSEDXML=False set?); "
@@ -142,6 +148,8 @@ def read_xlsx(path: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS) -> Lo
         if reader.workbook is not None:
             workbook = reader.workbook
         else:
+            import openpyxl  # here, not at import: a package the lean reader does not read, only
+
             if not openpyxl.DEFUSEDXML:
                 raise WorkbookError("openpyxl is not using defusedxml (is OPENPYXL_DEFUSEDXML=False set?); "
                                     "refusing to parse an untrusted workbook", source=source)
@@ -164,8 +172,6 @@ def bound_used_ranges(workbook: openpyxl.Workbook, limits: Limits = DEFAULT_LIMI
             continue
         rows, cols = max(row for row, _ in cells), max(col for _, col in cells)
         if rows * cols > limits.max_used_range:
-            from openpyxl.utils.cell import get_column_letter
-
             last = f"{get_column_letter(cols)}{rows}"
             raise Refused(f"sheet `{ws.title}` reaches cell {last}: its used range A1:{last} is {rows * cols:,} "
                           f"cells, over the limit of {limits.max_used_range:,}; delete the far-away rows and "
@@ -174,6 +180,8 @@ def bound_used_ranges(workbook: openpyxl.Workbook, limits: Limits = DEFAULT_LIMI
 
 def _load_verified(data: bytes, data_only: bool) -> openpyxl.Workbook:
     """openpyxl's workbook from verified bytes; whatever it raises becomes one refusal."""
+    import openpyxl  # here, not at import: the lean reader needs none of it (~0.15 s)
+
     try:
         with warnings.catch_warnings():
             # openpyxl warns about every extension it drops (data validation, slicers...):

@@ -15,13 +15,12 @@ from itertools import islice
 from typing import Any, NamedTuple
 
 import schedula as sh
-from openpyxl.formula import Tokenizer
-from openpyxl.formula.tokenizer import Token
 
 from .cell_grid import MAX_ROW, Area, CellGrid, CellKey, Unsupported, col_letters, parse_lines, parse_ref
 from .numeric import compile_numeric
 from .quick_tokens import Quick, quick_tokens
 from .steps import Steps
+from .tokenizer import Token, Tokenizer
 
 # functions that read a reference's address, the calling cell, or the workbook
 _ADDRESS_FUNCTIONS = {

@@ -32,8 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 from xml.parsers import expat
 
-from openpyxl.utils.cell import range_boundaries
-
+from .a1 import range_boundaries
 from .archive import inflate
 from .limits import Limits, Refused, human_size
 from .xml_replay import FAST_PART_BYTES, Replay, plain_start
@@ -315,9 +314,11 @@ def _area(ref: str) -> int:
     """Cells in an A1 range (`A1:XFD1048576`) or cell; 0 for what openpyxl will reject itself."""
     try:
         min_col, min_row, max_col, max_row = range_boundaries(ref)
-        return (max_col - min_col + 1) * (max_row - min_row + 1)
-    except (ValueError, TypeError):
+    except ValueError:
         return 0
+    if min_col is None or min_row is None or max_col is None or max_row is None:  # whole columns or rows
+        return 0
+    return (max_col - min_col + 1) * (max_row - min_row + 1)
 
 
 def _sheet_title(tally: _Tally, part: str) -> str | None:
