@@ -29,11 +29,7 @@ def rewrite_values(text: str, plan: Plan, values: dict[tuple, Num],
     yaml.indent(mapping=2, sequence=4, offset=2)
     data = yaml.load(text)
     by_path = {cell.path: cell for cell in input_cells(plan)}
-    original = {path: cell.num for path, cell in by_path.items()}
-    for path, num in values.items():
-        was = original.get(path)
-        if was is not None and (was.base, was.low, was.high, was.ranged) == (num.base, num.low, num.high, num.ranged):
-            continue  # unchanged: keep the plan's own spelling (3.00, 13.0e9, defaults left out)
+    for path, num in changed_values(plan, values).items():
         node = data
         for part in path[:-1]:
             node = node.setdefault(part, CommentedMap()) if isinstance(node, dict) else node[part]
@@ -44,6 +40,15 @@ def rewrite_values(text: str, plan: Plan, values: dict[tuple, Num],
     out = io.StringIO()
     yaml.dump(data, out)
     return out.getvalue()
+
+
+def changed_values(plan: Plan, values: dict[tuple, Num]) -> dict[tuple, Num]:
+    """The values that differ from the plan's: an unchanged one keeps the plan's own spelling (3.00, 13.0e9,
+    defaults left out)."""
+    original = {cell.path: cell.num for cell in input_cells(plan)}
+    return {path: num for path, num in values.items()
+            if (was := original.get(path)) is None
+            or (was.base, was.low, was.high, was.ranged) != (num.base, num.low, num.high, num.ranged)}
 
 
 def yaml_value(num: Num) -> Any:

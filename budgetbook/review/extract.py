@@ -15,7 +15,7 @@ from ..plan.comments import with_comments
 from ..plan.inputs import InputCell, input_cells
 from ..plan.numbers import Num
 from ..planfile.loader import plan_from_text
-from ..planfile.rewrite import rewrite_values
+from ..planfile.rewrite import changed_values, rewrite_values
 from ..sheetkit.market_labels import label_text, market_labels
 from ..xlsx.a1 import get_column_letter
 from .adjustments import changes, has_table, read_rows
@@ -102,19 +102,30 @@ def current_plan_text(book: OpenedWorkbook) -> str:
 
 
 def rewrite_plan(text: str, values: dict[tuple, Num], book: OpenedWorkbook) -> str:
-    """The embedded plan's text with the workbook's current inputs, comments kept (`planfile.rewrite`)."""
-    return rewrite_values(text, book.plan, values, lambda data: _relabel(data, book, values))
+    """The embedded plan's text with the workbook's current inputs, comments kept (`planfile.rewrite`); the
+    text itself where nothing was edited (its own layout kept, and no YAML round trip: ~0.4 s at 40x4)."""
+    rows = _edited_rows(book)
+    if rows is None and not changed_values(book.plan, values) and not _relabelled(book, values):
+        return text
+    return rewrite_values(text, book.plan, values, lambda data: _relabel(data, book, values, rows))
 
 
-def _with_adjustments(data: Any, book: OpenedWorkbook) -> None:
-    """The Adjustments table's rows as `adjustments:`, each note also its label's comment (rows refused,
-    `check`'s `invalid_input`, are left out)."""
+def _edited_rows(book: OpenedWorkbook) -> list[dict] | None:
+    """The Adjustments table's rows, where they differ from the plan's `adjustments:` (else None)."""
     if not has_table(book):
-        return
+        return None
     rows, _ = read_rows(book)
     notes = [a.note for a in getattr(book.plan, "adjustments", None) or []]
     if not changes(book, rows) and [r.get("note", "") for r in rows] == notes:
-        return  # as the plan wrote them: keep its spelling and comments
+        return None  # as the plan wrote them: keep its spelling and comments
+    return rows
+
+
+def _with_adjustments(data: Any, rows: list[dict] | None) -> None:
+    """The Adjustments table's rows as `adjustments:`, each note also its label's comment (rows refused,
+    `check`'s `invalid_input`, are left out)."""
+    if rows is None:
+        return
     seq = CommentedSeq()
     for row in rows:
         entry = CommentedMap(row)
@@ -124,11 +135,16 @@ def _with_adjustments(data: Any, book: OpenedWorkbook) -> None:
     data["adjustments"] = seq
 
 
-def _relabel(data: Any, book: OpenedWorkbook, values: dict[tuple, Num]) -> None:
+def _relabel(data: Any, book: OpenedWorkbook, values: dict[tuple, Num], rows: list[dict] | None) -> None:
     """A market label citing a price that was edited says the new price, as the workbook's header did
     (else the extracted plan's label would state a price it no longer uses)."""
-    _with_adjustments(data, book)
+    _with_adjustments(data, rows)
+    for index, text in _relabelled(book, values).items():
+        data["markets"][index]["label"] = text
+
+
+def _relabelled(book: OpenedWorkbook, values: dict[tuple, Num]) -> dict[int, str]:
+    """{market index: its new label} of the labels that cite an edited price."""
     bases = {path: num.base for path, num in values.items()}
-    for label in market_labels(book.plan, input_cells(book.plan)):
-        if label.live and (text := label_text(label, bases)) != label.market.label:
-            data["markets"][label.index]["label"] = text
+    return {label.index: text for label in market_labels(book.plan, input_cells(book.plan))
+            if label.live and (text := label_text(label, bases)) != label.market.label}
