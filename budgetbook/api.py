@@ -7,14 +7,12 @@ one of these, hands the result to its renderer in `output/` and exits.
     report = api.check_workbook("budget.xlsx")
     print(report.ok, [f.message for f in report.findings])
 
-A plan (`spec`) is a path to a plan file or the name of a built-in template;
-None is the default template. `strict` (`--strict`) refuses a plan with warnings
-(exit 2), after the warnings are issued (`warnings.warn`, `PlanWarning`); it is
-passed down to the loader, never held anywhere else. Every function raises a
-`BudgetbookError` (one line naming the file) on bad input and prints nothing.
-No output ever replaces one of the command's inputs, with or without `force`.
-Heavy modules are imported inside the functions, so importing this one (and
-`budgetbook --help`) stays fast.
+A plan (`spec`) is a path to a plan file or the name of a built-in template; None is the default template.
+`strict` (`--strict`) refuses a plan with warnings (exit 2), after the warnings are issued (`warnings.warn`,
+`PlanWarning`); it is passed down to the loader, never held anywhere else. Every function raises a
+`BudgetbookError` (one line naming the file) on bad input and prints nothing. No output ever replaces one
+of the command's inputs, with or without `force`. Heavy modules are imported inside the functions, so
+importing this one (and `budgetbook --help`) stays fast.
 """
 
 from __future__ import annotations
@@ -130,19 +128,20 @@ def _shown_plan(spec: str | Path | None, strict: bool) -> Plan:
     """The plan `show` prints: a plan file or template, or a workbook's embedded plan with the inputs
     it holds now (what `extract` would write); `BOOK.xlsx@baseline`: the plan it froze (`review.sides`)."""
     from .planfile.loader import plan_from_text
-    return plan_from_text(*_shown_text(spec)[::-1], strict=strict)
+    source, text, shape = _shown_text(spec)  # a book's is laid out no more than its embedded plan is
+    return plan_from_text(text, source, strict=strict, shaped_like=shape)
 
 
-def _shown_text(spec: str | Path | None) -> tuple[str, str]:
-    """(source, text) of the plan `show` prints: a workbook's is its embedded plan at its current inputs."""
+def _shown_text(spec: str | Path | None) -> tuple[str, str, Plan | None]:
+    """(source, text, the embedded plan of the same ids) of the plan `show` prints (a book's: current inputs)."""
     from .planfile.loader import resolve
     from .review.sides import load_side, split_version
     if isinstance(spec, str) and split_version(spec)[1] is not None:  # BOOK.xlsx@baseline, @reforecast
-        return f"{spec} (a version of the book)", load_side(spec).text
+        return f"{spec} (a version of the book)", load_side(spec).text, None
     if spec is not None and is_workbook_file(Path(spec)):
-        from .review.extract import extract_plan_text
-        return f"{spec} (embedded plan, current inputs)", extract_plan_text(Path(spec))
-    return resolve(spec)
+        from .review.extract import extracted
+        return (f"{spec} (embedded plan, current inputs)", *extracted(Path(spec)))
+    return (*resolve(spec), None)
 
 
 def is_workbook_file(path: Path) -> bool:
@@ -427,7 +426,7 @@ def fit_plan(spec: str | Path | None, budget: float | None, solve: str | None, *
     from .planfile.rewrite import rewrite_values
     from .planning.fit import fit
 
-    source, text = _shown_text(spec)
+    source, text, _ = _shown_text(spec)
     plan = plan_from_text(text, source)
     stage("solving")
     inputs = _plan_files(spec)  # a workbook's own path too

@@ -157,7 +157,8 @@ def monthly(view: MarketView) -> dict[str, list[float]]:
 
 # --- the sheet ----------------------------------------------------------------------------
 
-def _rows(plan: Any) -> int:
+def table_rows(plan: Any) -> int:
+    """The rows of the table: one a plan adjustment, and `BLANK_ROWS` more (`review.adjustments` reads them)."""
     return len(_adjustments(plan)) + BLANK_ROWS
 
 
@@ -169,9 +170,9 @@ def table_top(plan: Any) -> int:
 def _column(plan: Any, field: str) -> str:
     """The table's column of `field`, absolute (`$E$10:$E$29`)."""
     top, col = table_top(plan), COLUMNS[field]
-    first, last = a1(top, col), a1(top + _rows(plan) - 1, col)
+    first, last = a1(top, col), a1(top + table_rows(plan) - 1, col)
     return "$" + first.rstrip("0123456789") + "$" + str(top) + ":$" + last.rstrip("0123456789") + "$" + \
-        str(top + _rows(plan) - 1)
+        str(top + table_rows(plan) - 1)
 
 
 def build(book: Blueprint, plan: Plan, inp: Inputs) -> None:
@@ -201,7 +202,7 @@ def _table(book: Blueprint, ws: Any, plan: Any, ids_row: int) -> None:
     months = month_count(plan)
     adjustments = _adjustments(plan)
     money = st.money(plan.currency)
-    for n in range(1, _rows(plan) + 1):
+    for n in range(1, table_rows(plan) + 1):
         row = top + n - 1
         adj = adjustments[n - 1] if n <= len(adjustments) else None
         values = {"label": adj.label if adj else None, "market": adj.market if adj else None,
@@ -219,7 +220,7 @@ def _table(book: Blueprint, ws: Any, plan: Any, ids_row: int) -> None:
         month = a1(row, COLUMNS["month"])
         book.formula(ws, row, COLUMNS["month_used"], f"=MAX({month},cf_ends_m1)", f"adjc_{n}_month", fmt=st.COUNT,
                      style="mechanism")
-    rows = f"{top}:{top + _rows(plan) - 1}"
+    rows = f"{top}:{top + table_rows(plan) - 1}"
     b, c, d = (chr(ord("A") + COLUMNS[f] - 1) for f in ("market", "item", "month"))
     rules = [(b, {"type": "list", "formula1": markets, "message": "a market of this plan (its id, as in row "
                   f"{ids_row})"}),

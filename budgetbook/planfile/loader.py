@@ -89,14 +89,14 @@ def load_plan(spec: str | Path | None = None, *, strict: bool = False) -> Plan:
     return plan_from_text(text, source, strict=strict)
 
 
-def plan_from_text(text: str, source: str = "<plan>", *, strict: bool = False,
+def plan_from_text(text: str, source: str = "<plan>", *, strict: bool = False, shaped_like: Plan | None = None,
                    lay_out: Callable[[Plan], Iterable[CellSpec]] = workbook_layout) -> Plan:
     try:
         data = parse_yaml_text(text)
     except PlanError as exc:
         exc.source = source
         raise
-    return plan_from_data(data, source, strict=strict, lay_out=lay_out)
+    return plan_from_data(data, source, shaped_like=shaped_like, strict=strict, lay_out=lay_out)
 
 
 def plan_and_book(text: str, source: str = "<plan>", *, strict: bool = False) -> tuple[Plan, Blueprint]:

@@ -9,7 +9,6 @@ cell, and is left out of the reference. `extract` writes the rows into the plan 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -19,8 +18,6 @@ from ..lineitems.adjustment_formula import FormulaProblem
 from ..xlsx.formula_text import formula_of
 from .findings import Finding, clipped
 from .readback import OpenedWorkbook
-
-_LABEL = re.compile(r"adj_[0-9]+_label")  # a laid-out row of the table, by its first cell's name
 
 
 def has_table(book: OpenedWorkbook) -> bool:
@@ -40,8 +37,7 @@ def read_rows(book: OpenedWorkbook) -> tuple[list[dict], list[Finding]]:
     """The table's filled rows as plan entries (in row order), and a finding for each row refused."""
     rows: list[dict] = []
     findings: list[Finding] = []
-    laid_out = sum(1 for spec in book.layout if _LABEL.fullmatch(spec.name))
-    for n in range(1, laid_out + 1):
+    for n in range(1, adj.table_rows(book.plan) + 1):
         cells = {field: _cell(book, n, field) for field in adj.FIELDS}
         gone = [field for field, found in cells.items() if found is None]
         if gone:  # a deleted name: the row cannot be read, and what it held would be lost without a word

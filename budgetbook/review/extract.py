@@ -13,6 +13,7 @@ from ..errors import PlanError, WorkbookError
 from ..output.plaintext import visible
 from ..plan.comments import with_comments
 from ..plan.inputs import InputCell, input_cells
+from ..plan.model import Plan
 from ..plan.numbers import Num
 from ..planfile.loader import plan_from_text
 from ..planfile.rewrite import changed_values, rewrite_values
@@ -79,7 +80,14 @@ def current_ranges(book: OpenedWorkbook, cells: list[InputCell], values: dict[tu
 
 
 def extract_plan_text(path: Path) -> str:
-    return current_plan_text(open_book(path))
+    return extracted(path)[0]
+
+
+def extracted(path: Path) -> tuple[str, Plan]:
+    """(the plan text of the workbook's current inputs, its embedded plan: a plan of the text's ids is
+    as writable as it is, `plan_from_data(shaped_like=)`)."""
+    book = open_book(path, vouched=True)
+    return current_plan_text(book), book.plan
 
 
 def current_plan_text(book: OpenedWorkbook) -> str:
@@ -95,7 +103,7 @@ def current_plan_text(book: OpenedWorkbook) -> str:
     text = rewrite_plan(book.plan_text, current_ranges(book, cells, values), book)
     text = with_comments(text, edited_notes(book, cells))  # a note edited on Inputs: the key's comment
     try:
-        plan_from_text(text, f"{path} (extracted plan)")  # what we write must load
+        plan_from_text(text, f"{path} (extracted plan)", shaped_like=book.plan)  # what we write must load
     except PlanError as exc:  # a rule across inputs: named by its cell
         raise as_workbook_error(book, cells, exc) from None
     return text

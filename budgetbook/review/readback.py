@@ -29,6 +29,7 @@ from ..sheetkit.embed import SHEET, read_embedded_plan
 from ..sheetkit.grid import TooLarge
 from ..workbook.build import build_book, workbook_blueprint, workbook_layout
 from ..workbook.percentiles import simulate_first
+from ..workbook.stamp import read_stamp
 from ..xlsx.evaluate import evaluate_later
 from ..xlsx.formula_text import formula_of
 from ..xlsx.lean_book import stored_texts_of
@@ -178,11 +179,14 @@ def single_cell(text: str) -> tuple[str, str] | None:
     return (quoted.replace("''", "'") if quoted is not None else plain_title), f"{column.upper()}{row}"
 
 
-def open_book(path: Path, *, styles: bool = False, percentiles: bool = False) -> OpenedWorkbook:
+def open_book(path: Path, *, styles: bool = False, percentiles: bool = False, vouched: bool = False) -> OpenedWorkbook:
     """The workbook at `path`, verified and read in one pass (`xlsx.lean`); `styles`: loaded by openpyxl
     instead, number formats and comments kept (the overwrite guard compares them); `percentiles`: the
     Summary's simulation run before the plan is laid out (`check` compares its numbers: made while the
-    layout is not yet held, its draws do not add to the peak, as in `generate`)."""
+    layout is not yet held, its draws do not add to the peak, as in `generate`); `vouched`: an embedded plan
+    its stamp vouches for (the digest `generate` wrote with it) is not laid out again, `generate` having laid
+    it out to write the book (`show BOOK`, `extract`: they read no layout; a layout asked for later is made
+    then, and a plan that cannot be is said there)."""
     from ..xlsx.safety import load_xlsx, read_xlsx  # on first use, not at import: loads defusedxml
 
     stage("opening")
@@ -203,8 +207,10 @@ def open_book(path: Path, *, styles: bool = False, percentiles: bool = False) ->
     _version, text = embedded
     try:
         tree = as_laid_out(parse_yaml_text(text), wb)
-        plan = plan_from_data(tree, f"{path} (embedded plan)", lay_out=_simulated_first if percentiles else
-                              workbook_layout)
+        lay_out = _simulated_first if percentiles else workbook_layout
+        if vouched and _stamped(wb, text):
+            lay_out = _unlaid
+        plan = plan_from_data(tree, f"{path} (embedded plan)", lay_out=lay_out)
     except TooLarge as exc:
         raise WorkbookError(f"its embedded plan is too large: {exc.reason}", source=str(path)) from None
     except PlanError as exc:
@@ -217,6 +223,16 @@ def open_book(path: Path, *, styles: bool = False, percentiles: bool = False) ->
     except WorkbookError as exc:
         raise exc.with_source(str(path)) from None
     return OpenedWorkbook(path, wb, text, tree, plan, names, findings, loaded.info.data, actuals)
+
+
+def _stamped(wb: Any, text: str) -> bool:
+    """Whether the book's stamp holds the digest of this plan text (as `generate` wrote it)."""
+    stamp = read_stamp(wb, SHEET)
+    return stamp is not None and stamp.digest == stamp.expected_digest(text)
+
+
+def _unlaid(plan: Plan) -> tuple:
+    return ()
 
 
 def _simulated_first(plan: Plan) -> tuple:

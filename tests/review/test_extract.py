@@ -227,3 +227,25 @@ def test_text_in_an_input_is_one_line_exit_2(capsys, book, work):
     code, out, err = run(capsys, "extract", bad)
     assert (code, out) == (2, "")
     assert err.count("\n") == 1 and "Inputs!C5" in err and "'three'" in err
+
+
+def test_a_stamped_book_is_shown_and_extracted_without_laying_its_plan_out(capsys, book, work, monkeypatch):
+    """`generate` laid the embedded plan out to write the book, and its stamp vouches for the plan: `show`
+    and `extract` read no layout, so none is made (~1 s of `show BOOK` at 45,000 formula cells); `check`,
+    which audits the book against it, still makes one."""
+    from budgetbook.sheetkit.grid import Blueprint
+    from budgetbook.workbook import build
+
+    made: list[str] = []
+
+    class Counted(Blueprint):
+        def __init__(self, *args, **kwargs):
+            made.append(args[0])
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(build, "Blueprint", Counted)
+    assert run(capsys, "show", book, "--format", "json")[0] == 0
+    assert run(capsys, "extract", book, "-o", work / "out.yaml")[0] == 0
+    assert made == []
+    assert run(capsys, "check", book, "--plan", work / "out.yaml")[0] == 0
+    assert made
