@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from .cell_grid import col_index, col_letters
+
 ILLEGAL_CHARACTERS_RE = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")  # openpyxl.cell.cell's
 _COORDINATE = re.compile(r"^[$]?([A-Za-z]{1,3})[$]?(\d+)$")
 _RANGE = re.compile(r"^[$]?(?P<min_col>[A-Za-z]{1,3})?[$]?(?P<min_row>\d+)?"
@@ -25,28 +27,19 @@ class CoordinateError(ValueError):
     """An address openpyxl refuses with its `CellCoordinatesException`: a ValueError here."""
 
 
-@cache
 def get_column_letter(index: int) -> str:
+    """`col_letters`, refusing what openpyxl refuses."""
     if not 1 <= index <= _LAST_COLUMN:
         raise ValueError(f"Invalid column index {index}")
-    out = ""
-    while index:
-        index, rest = divmod(index - 1, 26)
-        out = chr(65 + rest) + out
-    return out
+    return col_letters(index)
 
 
 @cache
 def column_index_from_string(letters: str) -> int:
-    problem = f"'{letters}' is not a valid column name. Column names are from A to ZZZ"
-    if not 0 < len(letters) <= 3:
-        raise ValueError(problem)
-    index = 0
-    for letter in letters.upper():
-        if not "A" <= letter <= "Z":
-            raise ValueError(problem)
-        index = index * 26 + ord(letter) - 64
-    return index
+    """`col_index`, refusing what openpyxl refuses."""
+    if not 0 < len(letters) <= 3 or not all("A" <= letter <= "Z" for letter in letters.upper()):
+        raise ValueError(f"'{letters}' is not a valid column name. Column names are from A to ZZZ")
+    return col_index(letters)
 
 
 def coordinate_from_string(text: str) -> tuple[str, int]:

@@ -229,7 +229,7 @@ def test_text_in_an_input_is_one_line_exit_2(capsys, book, work):
     assert err.count("\n") == 1 and "Inputs!C5" in err and "'three'" in err
 
 
-def test_a_stamped_book_is_shown_and_extracted_without_laying_its_plan_out(capsys, book, work, monkeypatch):
+def test_a_stamped_book_is_shown_and_extracted_without_laying_its_plan_out(capsys, work, monkeypatch):
     """`generate` laid the embedded plan out to write the book, and its stamp vouches for the plan: `show`
     and `extract` read no layout, so none is made (~1 s of `show BOOK` at 45,000 formula cells); `check`,
     which audits the book against it, still makes one."""
@@ -243,6 +243,10 @@ def test_a_stamped_book_is_shown_and_extracted_without_laying_its_plan_out(capsy
             made.append(args[0])
             super().__init__(*args, **kwargs)
 
+    # a plan of its own: one of a template's content laid out by another test is remembered (`workbook.memo`)
+    plan, book = work / "stamped.yaml", work / "stamped.xlsx"
+    plan.write_text(template_text(FT).replace("name: ", f"name: stamped-{work.name}-", 1))
+    assert run(capsys, "generate", plan, "-o", book)[0] == 0
     monkeypatch.setattr(build, "Blueprint", Counted)
     assert run(capsys, "show", book, "--format", "json")[0] == 0
     assert run(capsys, "extract", book, "-o", work / "out.yaml")[0] == 0
