@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,7 @@ from ..plan.comments import with_comments
 from ..plan.inputs import InputCell, input_cells
 from ..plan.model import Plan
 from ..plan.numbers import Num
-from ..planfile.loader import plan_from_text
+from ..planfile.loader import PlanWarning, plan_from_text
 from ..planfile.rewrite import changed_values, rewrite_values
 from ..sheetkit.market_labels import label_text, market_labels
 from ..xlsx.a1 import get_column_letter
@@ -80,14 +82,27 @@ def current_ranges(book: OpenedWorkbook, cells: list[InputCell], values: dict[tu
 
 
 def extract_plan_text(path: Path) -> str:
-    return extracted(path)[0]
+    """The plan text `extract` writes; a warning of the plan is said once, of the extracted plan."""
+    with _unsaid():
+        book = open_book(path, vouched=True)
+    return current_plan_text(book)
 
 
 def extracted(path: Path) -> tuple[str, Plan]:
     """(the plan text of the workbook's current inputs, its embedded plan: a plan of the text's ids is
-    as writable as it is, `plan_from_data(shaped_like=)`)."""
-    book = open_book(path, vouched=True)
-    return current_plan_text(book), book.plan
+    as writable as it is, `plan_from_data(shaped_like=)`); the plans' warnings left to the caller's loading
+    of the text (`show BOOK` said each three times: of the embedded, the extracted and the shown plan)."""
+    with _unsaid():
+        book = open_book(path, vouched=True)
+        return current_plan_text(book), book.plan
+
+
+@contextmanager
+def _unsaid() -> Iterator[None]:
+    """The plan warnings of what runs inside left unsaid (another load of the same plan says them)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PlanWarning)
+        yield
 
 
 def current_plan_text(book: OpenedWorkbook) -> str:

@@ -253,3 +253,18 @@ def test_a_stamped_book_is_shown_and_extracted_without_laying_its_plan_out(capsy
     assert made == []
     assert run(capsys, "check", book, "--plan", work / "out.yaml")[0] == 0
     assert made
+
+
+def test_a_plans_warning_is_said_once_by_show_and_extract(capsys, work):
+    """`show BOOK` said a plan's warning three times (of the embedded plan, of the extracted one and of the
+    one shown) and `extract` twice: each now once, of the plan it shows or writes."""
+    text = template_text("pretrain-7b")
+    plan, book = work / "warned.yaml", work / "warned.xlsx"
+    plan.write_text(text.replace("\n    mfu: ", "\n    mfu: 0.62  # ", 1))
+    assert run(capsys, "generate", plan, "-o", book)[0] == 0
+    code, _, err = run(capsys, "show", book, "--format", "json")
+    assert code == 0 and [line.split(": `")[0] for line in err.splitlines()] == \
+        [f"Warning: {book} (embedded plan, current inputs)"], err
+    code, _, err = run(capsys, "extract", book, "-o", work / "warned-out.yaml")
+    assert code == 0 and [line.split(": `")[0] for line in err.splitlines() if "mfu" in line] == \
+        [f"Warning: {book} (extracted plan)"], err
