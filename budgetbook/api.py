@@ -426,8 +426,8 @@ def fit_plan(spec: str | Path | None, budget: float | None, solve: str | None, *
     from .planfile.rewrite import rewrite_values
     from .planning.fit import fit
 
-    source, text, _ = _shown_text(spec)
-    plan = plan_from_text(text, source)
+    source, text, shape = _shown_text(spec)
+    plan = plan_from_text(text, source, shaped_like=shape)
     stage("solving")
     inputs = _plan_files(spec)  # a workbook's own path too
     if out is not None:

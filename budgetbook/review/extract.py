@@ -127,10 +127,10 @@ def current_plan_text(book: OpenedWorkbook) -> str:
 def rewrite_plan(text: str, values: dict[tuple, Num], book: OpenedWorkbook) -> str:
     """The embedded plan's text with the workbook's current inputs, comments kept (`planfile.rewrite`); the
     text itself where nothing was edited (its own layout kept, and no YAML round trip: ~0.4 s at 40x4)."""
-    rows = _edited_rows(book)
-    if rows is None and not changed_values(book.plan, values) and not _relabelled(book, values):
+    rows, labels = _edited_rows(book), _relabelled(book, values)
+    if rows is None and not labels and not changed_values(book.plan, values):
         return text
-    return rewrite_values(text, book.plan, values, lambda data: _relabel(data, book, values, rows))
+    return rewrite_values(text, book.plan, values, lambda data: _relabel(data, labels, rows))
 
 
 def _edited_rows(book: OpenedWorkbook) -> list[dict] | None:
@@ -158,11 +158,11 @@ def _with_adjustments(data: Any, rows: list[dict] | None) -> None:
     data["adjustments"] = seq
 
 
-def _relabel(data: Any, book: OpenedWorkbook, values: dict[tuple, Num], rows: list[dict] | None) -> None:
+def _relabel(data: Any, labels: dict[int, str], rows: list[dict] | None) -> None:
     """A market label citing a price that was edited says the new price, as the workbook's header did
-    (else the extracted plan's label would state a price it no longer uses)."""
+    (else the extracted plan's label would state a price it no longer uses); the Adjustments rows edited."""
     _with_adjustments(data, rows)
-    for index, text in _relabelled(book, values).items():
+    for index, text in labels.items():
         data["markets"][index]["label"] = text
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..ledger.embed import SHEET as ACTUALS_SHEET
@@ -27,7 +27,7 @@ from ..sheetkit.embed import SHEET as EMBED_SHEET
 from ..workbook.computed import value_of
 from ..workbook.stamp import VALUE_COL, read_stamp
 from ..xlsx.a1 import ILLEGAL_CHARACTERS_RE, column_index_from_string, coordinate_from_string, get_column_letter
-from ..xlsx.lean_book import CellStore
+from ..xlsx.cell_grid import held_cells
 from ..xlsx.xstring import unescape
 from .findings import WARNING, Finding
 from .readback import OpenedWorkbook, single_cell
@@ -252,7 +252,7 @@ class _Labels:
     def now(self, sheet: str, row: int) -> list[tuple[int, str]]:
         """(column, text) of the row as it is now, left to right."""
         if sheet not in self._now:
-            self._now[sheet] = _by_row((r, c, v) for r, c, v, kind in _plain(self.book.wb[sheet]) if kind != "f")
+            self._now[sheet] = _by_row((r, c, v) for r, c, v, kind in held_cells(self.book.wb[sheet]) if kind != "f")
             # openpyxl leaves inline text `_xHHHH_`-escaped as stored (shared strings half decoded): either spelling
             self._now_sets[sheet] = {r: {t for _, text in texts for t in (text, _fold(unescape(text)))}
                                      for r, texts in self._now[sheet].items()}
@@ -270,15 +270,6 @@ class _Labels:
         shown = f"`{_short(others[-1])}`" if others else (f"`{_short(texts[-1])}`" if texts else "nothing")
         return (f"name `{spec.name}` now points at the row labelled {shown}; budgetbook wrote it in the row "
                 f"labelled `{_short(label)}`")
-
-
-def _plain(ws: Any) -> Iterator[tuple[int, int, Any, str]]:
-    """(row, column, value, data type) of each cell of a sheet: the lean reader's without a cell object made
-    (~200,000 at 45,000 formula cells), openpyxl's from its cells; a chartsheet has none."""
-    cells = getattr(ws, "_cells", {})
-    if isinstance(cells, CellStore):
-        return cells.plain()
-    return ((row, col, cell.value, cell.data_type) for (row, col), cell in cells.items())
 
 
 def _by_row(cells: Iterable[tuple[int, int, Any]]) -> dict[int, list[tuple[int, str]]]:
@@ -310,7 +301,7 @@ def _unknown_formulas(book: OpenedWorkbook, ours: _Lazy) -> list[Finding]:
     for ws in book.wb.worksheets:
         if ws.title not in expected:
             continue  # the sheet itself is the finding
-        for row, col, value, kind in _plain(ws):
+        for row, col, value, kind in held_cells(ws):
             if kind == "f" and (ws.title, coordinate := f"{get_column_letter(col)}{row}") not in allowed:
                 text = _short(str(getattr(value, "text", value)))
                 if ours.read.reads_cell(ws.title, coordinate):

@@ -69,21 +69,20 @@ def _anchor_sheet(book: Blueprint, title: str, names: list[str], keep: set[str],
     rows: dict[int, str] = {}  # row -> the named cell anchoring it (leftmost)
     cols: dict[int, str] = {}  # column -> the named cell anchoring it (topmost: the first met row by row)
     specs = book.specs
+    own = {name for name in names if specs[name].kind in NAMED_KINDS or name in keep}
     for row, col, name in cells:
-        spec = specs[name]
-        if spec.kind in NAMED_KINDS or name in keep:
+        if name in own:
             rows.setdefault(row, name)
             cols.setdefault(col, name)
     for row, col, name in cells:
-        spec = specs[name]
-        if spec.kind in NAMED_KINDS or name in keep:
+        if name in own:
             continue
         by_row, by_col = rows.get(row), cols.get(col)
         if by_row is None or by_col is None:
             rows.setdefault(row, name)
             cols.setdefault(col, name)
             continue
-        specs[name] = _with(spec, row_anchor=by_row, col_anchor=by_col)
+        specs[name] = _with(specs[name], row_anchor=by_row, col_anchor=by_col)
         unnamed[name] = f"${col_letters(col)}${row}"
 
 

@@ -154,8 +154,7 @@ class Blueprint:
         self.where: dict[str, tuple[Sheet, int, int]] = {}
         self.dated: Any = None    # the date About gives, and the version (`workbook.build.build_book`)
         self.version = ""
-        self.shed = False         # only what writing reads is left (`shed_layout`)
-        self.sealed = False       # no name can be handed out (`shed_layout`, `shed_formulas`)
+        self.shed = False         # taken: no name handed out, nor the layout read (`shed_layout`, `shed_formulas`)
 
     def sheet(self, title: str, role: str) -> Sheet:
         sheet = Sheet(title, role)
@@ -179,7 +178,7 @@ class Blueprint:
                   formula: str | None, item: str, market: str) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown cell kind {kind!r}")
-        if self.sealed:
+        if self.shed:
             raise RuntimeError("a name handed out after `shed_layout` or `shed_formulas`")
         if not _GOOD_NAME.match(name):
             if not _NAME.match(name) or _CELL_LIKE.match(name):
@@ -242,7 +241,7 @@ class Blueprint:
 
     def layout(self) -> list[CellSpec]:
         if self.shed:
-            raise RuntimeError("this blueprint was laid out to be written: its layout is gone")
+            raise RuntimeError("this blueprint's layout was taken, and shed")
         return list(self.specs.values())
 
     def shed_layout(self) -> None:
@@ -254,7 +253,7 @@ class Blueprint:
         be handed out after, nor the layout read.
         """
         self.specs = {name: spec for name, spec in self.specs.items() if spec.named}
-        self.where, self._folded, self.shed, self.sealed = {}, {}, True, True
+        self.where, self._folded, self.shed = {}, {}, True
 
     def shed_formulas(self) -> None:
         """Keep what reading a book back needs, once its layout is taken (each formula's text is in its spec):
@@ -265,4 +264,4 @@ class Blueprint:
         for sheet in self.sheets:
             sheet.cells = {at: cell for at, cell in sheet.cells.items()
                            if cell.is_text or not (isinstance(cell.value, str) and cell.value.startswith("="))}
-        self.specs, self.where, self._folded, self.shed, self.sealed = {}, {}, {}, True, True
+        self.specs, self.where, self._folded, self.shed = {}, {}, {}, True

@@ -133,7 +133,7 @@ class CellGrid:
         self.extent: dict[str, tuple[int, int]] = {}  # SHEET -> (last row, last column) holding a value or formula
         for title, ws in self.sheets.items():
             given = cells.get(ws.title) if cells is not None else None
-            self._read_cells(title, given if given is not None else _held_cells(ws))
+            self._read_cells(title, given if given is not None else held_cells(ws))
         self.whole_line_names: set[str] = set()  # names of whole columns or rows, held cut (`clamp`)
         self.names: dict[str, Area] = self._read_names(workbook)
 
@@ -212,10 +212,11 @@ class CellGrid:
             self.extent[title] = (last_row, last_col)
 
 
-def _held_cells(ws: Any) -> Iterator[PlainCell]:
+def held_cells(ws: Any) -> Iterator[PlainCell]:
     """The cells a worksheet (openpyxl's or the lean reader's) holds, as `PlainCell`s (the lean reader's
-    without a cell object each: `lean_book.CellStore.plain`)."""
-    plain = getattr(ws._cells, "plain", None)
+    without a cell object each: `lean_book.CellStore.plain`); a chartsheet holds none."""
+    cells = getattr(ws, "_cells", {})
+    plain = getattr(cells, "plain", None)
     if plain is not None:
         return plain()
-    return ((row, col, cell.value, cell.data_type) for (row, col), cell in ws._cells.items())
+    return ((row, col, cell.value, cell.data_type) for (row, col), cell in cells.items())

@@ -119,12 +119,8 @@ def inspect_xlsx(path: str | os.PathLike, limits: Limits = DEFAULT_LIMITS) -> Xl
 def load_xlsx(path: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS,
               data_only: bool = False) -> LoadedWorkbook:
     """Verify, then load with openpyxl from the verified bytes: the workbook and what it holds."""
-    import openpyxl  # here, not at import: the lean reader (`read_xlsx`) needs none of it (~0.15 s)
-
     source = str(path)
-    if not openpyxl.DEFUSEDXML:
-        raise WorkbookError("openpyxl is not using defusedxml (is OPENPYXL_DEFUSEDXML=False set?); "
-                            "refusing to parse an untrusted workbook", source=source)
+    _refuse_undefused(source)
     info = inspect_xlsx(path, limits)
     try:
         workbook = _load_verified(info.data, data_only)
@@ -132,6 +128,15 @@ def load_xlsx(path: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS,
     except Refused as exc:
         raise WorkbookError(str(exc), source=source) from None
     return LoadedWorkbook(workbook=workbook, info=info)
+
+
+def _refuse_undefused(source: str) -> None:
+    """Refuse to let openpyxl parse an untrusted workbook without defusedxml."""
+    import openpyxl  # here, not at import: the lean reader (`read_xlsx`) needs none of it (~0.15 s)
+
+    if not openpyxl.DEFUSEDXML:
+        raise WorkbookError("openpyxl is not using defusedxml (is OPENPYXL_DEFUSEDXML=False set?); "
+                            "refusing to parse an untrusted workbook", source=source)
 
 
 def read_xlsx(path: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS) -> LoadedWorkbook:
@@ -148,11 +153,7 @@ def read_xlsx(path: str | os.PathLike, *, limits: Limits = DEFAULT_LIMITS) -> Lo
         if reader.workbook is not None:
             workbook = reader.workbook
         else:
-            import openpyxl  # here, not at import: a package the lean reader does not read, only
-
-            if not openpyxl.DEFUSEDXML:
-                raise WorkbookError("openpyxl is not using defusedxml (is OPENPYXL_DEFUSEDXML=False set?); "
-                                    "refusing to parse an untrusted workbook", source=source)
+            _refuse_undefused(source)  # a package the lean reader does not read, only
             workbook = _load_verified(info.data, False)
         bound_used_ranges(workbook, limits)
     except Refused as exc:
