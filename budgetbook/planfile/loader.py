@@ -24,6 +24,7 @@ from ..sheetkit import anchors
 from ..sheetkit.grid import BadName, Blueprint, CellSpec
 from ..workbook.build import build_book, workbook_layout
 from ..workbook.percentiles import simulate_first
+from ..workbook.sensitivity import rank_first
 from ..xlsx.file_bytes import OLE_MAGIC, ZIP_MAGICS
 from .model import PLAN_MODEL
 
@@ -110,6 +111,7 @@ def plan_and_book(text: str, source: str = "<plan>", *, strict: bool = False) ->
 
     def lay_out(plan: Plan) -> list[CellSpec]:
         simulate_first(plan)  # its arrays made and gone before the layout is held (memory: docs/scale.md)
+        rank_first(plan)
         books.append(build_book(plan, dt.date.today(), plan_text=text))
         return books[-1].layout()
 

@@ -8,10 +8,12 @@ inserted rows and moved sheets are not edits; its value is judged separately
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
 from ..sheetkit.embed import SHEET as EMBED_SHEET
+from ..sheetkit.grid import CellSpec
 from ..xlsx.a1 import column_index_from_string, coordinate_from_string
 from ..xlsx.formula_text import CellNames, is_constant, normalize, references, to_names
 from .cycles import cells_in, cells_read
@@ -25,37 +27,46 @@ class _Names:
     """Where budgetbook wrote each name and where each points now, as canonical maps (`CellNames`), built on
     first need: a book whose names are where they were written reads every formula by its text alone."""
 
-    def __init__(self, generated: dict[tuple[str, str], str], current: dict[tuple[str, str], str]):
-        self._generated, self._current = generated, current
-        # every generated name still where it was written, and no other name pointing at a cell; told from
-        # the maps as read where spelling them canonically (upper case, no `$`) cannot join two cells
-        self.unmoved = generated == current and _canonical_already(generated) or self.generated == self.current
+    def __init__(self, layout: Sequence[CellSpec], located: Mapping[str, tuple[str, str]]):
+        """`layout`: the cells budgetbook wrote; `located`: {lower-case name: (sheet, cell)} of every name now."""
+        self._layout, self._located = layout, located
+        # every generated name still where it was written, and no other name pointing at a cell: told from
+        # the layout and the names as read where spelling them canonically (upper case, no `$`) cannot join
+        # two cells, without a map of either (two of ~260,000 cells each were ~50 MB at check's peak)
+        self.unmoved = _in_place(layout, located) or self.generated == self.current
 
     @cached_property
     def generated(self) -> CellNames:
-        return CellNames.of(self._generated)
+        return CellNames.of({(s.sheet, s.cell): s.name for s in self._layout})
 
     @cached_property
     def current(self) -> CellNames:
-        return CellNames.of(self._current)
+        return CellNames.of({(sheet, cell): name for name, (sheet, cell) in self._located.items()})
 
     def same_reading(self, spec, sheet: str, cell: str, text: str) -> bool:
         """The formula reads what the generated one reads, told without parsing it: same text, same place."""
         return self.unmoved and text == spec.formula and sheet == spec.sheet and cell == spec.cell.replace("$", "")
 
 
-def _canonical_already(cells: dict[tuple[str, str], str]) -> bool:
-    """Whether `CellNames.of` keeps these keys apart: cells already upper case without `$` (`C7`, as the layout
-    writes them), sheet titles apart in upper case too; then equal maps make equal canonical maps."""
-    titles = {sheet for sheet, _ in cells}
-    return len({title.upper() for title in titles}) == len(titles) and \
-        all("$" not in cell and cell.isupper() for _, cell in cells)
+def _in_place(layout: Sequence[CellSpec], located: Mapping[str, tuple[str, str]]) -> bool:
+    """Whether the map of the cells budgetbook named (`{(sheet, cell): name}` from the layout) is the map of
+    the names found now (`located`) and is canonical already: every name of the layout found at its cell
+    and no other name, cells upper case without `$` (`C7`, as the layout writes them), sheet titles apart
+    in upper case too (then `CellNames.of` keeps their keys apart, and equal maps make equal canonical maps)."""
+    if len(located) != len(layout):
+        return False
+    titles: set[str] = set()
+    for spec in layout:
+        cell = spec.cell
+        if located.get(spec.name) != (spec.sheet, cell) or "$" in cell or not cell.isupper():
+            return False
+        titles.add(spec.sheet)
+    return len({title.upper() for title in titles}) == len(titles)
 
 
 def _names(book: OpenedWorkbook) -> _Names:
     """Both maps, read once per audit (each formula's rewrite into names reads them)."""
-    return _Names({(s.sheet, s.cell): s.name for s in book.layout},
-                  {(sheet, cell): name for name, (sheet, cell) in book.located.items()})
+    return _Names(book.layout, book.located)
 
 
 def formula_edits(book: OpenedWorkbook) -> list[Finding]:

@@ -55,7 +55,7 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
                    abs_tol: float = DEFAULT_ABS_TOL) -> CheckReport:
     """Findings and figures of the workbook at `path`; `plan_spec` (a plan file or template) replaces the
     embedded plan as the baseline the inputs are compared with."""
-    book = open_book(path, percentiles=True)
+    book = open_book(path, percentiles=True, computed=True)
     report = CheckReport(str(path), list(book.findings), plan=book.plan.name, currency=book.plan.currency)
     baseline = book.plan if plan_spec is None else load_plan(plan_spec)
     if plan_spec is not None:  # a plan of another shape cannot be this workbook's baseline (issue 15)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -29,6 +30,7 @@ from ..sheetkit.embed import SHEET, read_embedded_plan
 from ..sheetkit.grid import TooLarge
 from ..workbook.build import build_book, workbook_blueprint, workbook_layout
 from ..workbook.percentiles import simulate_first
+from ..workbook.sensitivity import rank_first
 from ..workbook.stamp import read_stamp
 from ..xlsx.evaluate import evaluate_later
 from ..xlsx.formula_text import formula_of
@@ -52,6 +54,7 @@ class OpenedWorkbook:
     findings: list[Finding] = field(default_factory=list)
     data: bytes = b""                  # the checked bytes: evaluate these, not the path again
     actuals: Any = None                # the imported bills (`ledger.model.Actuals`), when it carries them
+    computed: Any = None               # its formulas computed as it was opened (`evaluate_later`), else None
 
     @cached_property
     def blueprint(self) -> Any:
@@ -116,9 +119,12 @@ class OpenedWorkbook:
         """{lower-case name: value} of every defined name and anchored cell (`located`), evaluated from the
         bytes checked when the book was opened."""
         # every formula computed before the layout is made (`located`), their plans gone by then
-        values = self._guarded(evaluate_later, self.data or self.path, self.wb)
-        anchored = {name: where for name, where in self.located.items() if name not in self.names}
-        return {_folded(k): v for k, v in self._guarded(values, anchored).items()}
+        values = self.computed or self._guarded(evaluate_later, self.data or self.path, self.wb)
+        self.computed = None  # its results are read once: the evaluated values hold what is wanted of them
+        evaluated = self._guarded(values, _Anchored(self.located, self.names))
+        if all(_folded(name) is name for name in evaluated):  # budgetbook's names: lower case, not copied
+            return evaluated
+        return {_folded(k): v for k, v in evaluated.items()}
 
     def _guarded(self, step: Any, *args: Any) -> Any:
         """`step(*args)`, a failure said as the book's."""
@@ -129,6 +135,25 @@ class OpenedWorkbook:
         except Exception as exc:  # noqa: BLE001 - the formulas package gives up on what it cannot parse in many ways
             raise WorkbookError(f"its formulas cannot be evaluated ({type(exc).__name__}: {exc})",
                                 source=str(self.path)) from None
+
+
+class _Anchored(Mapping):
+    """{name: (sheet, cell)} of the cells `located` finds by their anchors, not by a defined name: read as a
+    dict without being one (a copy was ~10 MB at the largest plan's `check` peak)."""
+
+    def __init__(self, located: dict[str, tuple[str, str]], named: dict[str, tuple[str, str]]):
+        self._located, self._named = located, named
+
+    def __getitem__(self, name: str) -> tuple[str, str]:
+        if name in self._named:
+            raise KeyError(name)
+        return self._located[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in self._located if name not in self._named)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def is_error_value(value: Any) -> bool:
@@ -179,14 +204,17 @@ def single_cell(text: str) -> tuple[str, str] | None:
     return (quoted.replace("''", "'") if quoted is not None else plain_title), f"{column.upper()}{row}"
 
 
-def open_book(path: Path, *, styles: bool = False, percentiles: bool = False, vouched: bool = False) -> OpenedWorkbook:
+def open_book(path: Path, *, styles: bool = False, percentiles: bool = False, vouched: bool = False,
+              computed: bool = False) -> OpenedWorkbook:
     """The workbook at `path`, verified and read in one pass (`xlsx.lean`); `styles`: loaded by openpyxl
     instead, number formats and comments kept (the overwrite guard compares them); `percentiles`: the
     Summary's simulation run before the plan is laid out (`check` compares its numbers: made while the
     layout is not yet held, its draws do not add to the peak, as in `generate`); `vouched`: an embedded plan
     its stamp vouches for (the digest `generate` wrote with it) is not laid out again, `generate` having laid
     it out to write the book (`show BOOK`, `extract`: they read no layout; a layout asked for later is made
-    then, and a plan that cannot be is said there)."""
+    then, and a plan that cannot be is said there); `computed`: its formulas computed before the plan is laid
+    out (`check`: the formulas' plans are let go of before the layout is made, only their results wait for
+    it, `evaluate`; the largest plan's check peaked with both)."""
     from ..xlsx.safety import load_xlsx, read_xlsx  # on first use, not at import: loads defusedxml
 
     stage("opening")
@@ -205,11 +233,21 @@ def open_book(path: Path, *, styles: bool = False, percentiles: bool = False, vo
         raise WorkbookError("no embedded budgetbook plan: not a workbook made by `budgetbook generate`",
                             source=str(path))
     _version, text = embedded
+    values = None
+
+    def lay_out(plan: Plan) -> tuple:
+        """Simulate, compute the formulas, lay the plan out: in that order, each holding the least of the others
+        (`percentiles`, `computed`; the simulation's draws at the largest plan are ~150 MB while they last)."""
+        nonlocal values
+        if percentiles:
+            simulate_first(plan)
+            rank_first(plan)
+        if computed:
+            values = evaluate_later(loaded.info.data or path, wb)
+        return () if vouched and _stamped(wb, text) else workbook_layout(plan)
+
     try:
         tree = as_laid_out(parse_yaml_text(text), wb)
-        lay_out = _simulated_first if percentiles else workbook_layout
-        if vouched and _stamped(wb, text):
-            lay_out = _unlaid
         plan = plan_from_data(tree, f"{path} (embedded plan)", lay_out=lay_out)
     except TooLarge as exc:
         raise WorkbookError(f"its embedded plan is too large: {exc.reason}", source=str(path)) from None
@@ -222,22 +260,13 @@ def open_book(path: Path, *, styles: bool = False, percentiles: bool = False, vo
         actuals = read_embedded_actuals(wb, loaded.info.data, plan)
     except WorkbookError as exc:
         raise exc.with_source(str(path)) from None
-    return OpenedWorkbook(path, wb, text, tree, plan, names, findings, loaded.info.data, actuals)
+    return OpenedWorkbook(path, wb, text, tree, plan, names, findings, loaded.info.data, actuals, values)
 
 
 def _stamped(wb: Any, text: str) -> bool:
     """Whether the book's stamp holds the digest of this plan text (as `generate` wrote it)."""
     stamp = read_stamp(wb, SHEET)
     return stamp is not None and stamp.digest == stamp.expected_digest(text)
-
-
-def _unlaid(plan: Plan) -> tuple:
-    return ()
-
-
-def _simulated_first(plan: Plan) -> tuple:
-    simulate_first(plan)
-    return workbook_layout(plan)
 
 
 def as_laid_out(tree: Any, wb: Any) -> Any:

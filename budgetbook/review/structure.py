@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..ledger.embed import SHEET as ACTUALS_SHEET
@@ -110,18 +111,24 @@ def _unknown_names(book: OpenedWorkbook) -> list[Finding]:
     A sheet-scoped name that shadows one of ours changes what that sheet's formulas read in Excel;
     any other is only a warning (`sheet_scoped_name`, from `readback`).
     """
-    known = {spec.name.lower() for spec in book.layout}
+    # the book's names not in the layout: a set of the book's names, not of the layout's (~250,000 on the
+    # largest plan, most found by anchors: a set of them was 25 MB at check's peak)
+    unknown = {name.lower() for name in book.wb.defined_names}
+    for spec in book.layout:
+        unknown.discard(spec.name.lower())
     findings = []
     for name, definition in book.wb.defined_names.items():
-        if name.lower() in known or name.startswith(BUILT_IN_PREFIX):
+        if name.lower() not in unknown or name.startswith(BUILT_IN_PREFIX):
             continue
         text = definition.attr_text or ""
         sheet, cell = single_cell(text) or (None, None)
         findings.append(_structure(f"defined name `{name}` (`{_short(text)}`) is not one budgetbook writes for "
                                    "this plan", sheet, cell, name))
+    scoped = {name.lower() for ws in book.wb.worksheets for name in getattr(ws, "defined_names", {}) or {}}
+    shadowing = {spec.name.lower() for spec in book.layout if spec.name.lower() in scoped} if scoped else set()
     for ws in book.wb.worksheets:
         for name in getattr(ws, "defined_names", {}) or {}:
-            if name.lower() in known:
+            if name.lower() in shadowing:
                 findings.append(_structure(f"sheet-scoped name `{name}` on {ws.title} shadows the workbook's "
                                            f"`{name}`: formulas on {ws.title} read another cell", ws.title,
                                            None, name))
@@ -139,7 +146,7 @@ def _placement(book: OpenedWorkbook) -> list[Finding]:
     labels = _Labels(book)
     flagged: set[str] = set()
     findings: list[Finding] = []
-    by_sheet: dict[str, list[tuple[Any, int, int, int, int]]] = {}
+    by_sheet: dict[str, _Placed] = {}
     for spec in book.layout:
         where = book.locate(spec.name)
         if where is None:
@@ -150,16 +157,41 @@ def _placement(book: OpenedWorkbook) -> list[Finding]:
                                        f"sheet {spec.sheet}", sheet, cell, spec.name))
             flagged.add(spec.name)
             continue
+        labels.keep_only(sheet)
         row, col = _row_col(cell)
         gen_row, gen_col = _row_col(spec.cell)
         problem = labels.problem(spec, sheet, gen_row, gen_col, row, col)
         if problem is not None:
             findings.append(_structure(problem, sheet, cell, spec.name))
             flagged.add(spec.name)
-        by_sheet.setdefault(sheet, []).append((spec, gen_row, gen_col, row, col))
+        placed = by_sheet.get(sheet)
+        if placed is None:
+            placed = by_sheet[sheet] = _Placed()
+        placed.add(spec, gen_row, gen_col, row, col)
     for sheet, placed in by_sheet.items():
         findings += _grid(sheet, placed, flagged)
     return _capped(findings, "names out of place")
+
+
+class _Placed:
+    """One sheet's names: each spec with its row and column as written and as they are now, the numbers in
+    arrays (a tuple of five each was ~36 MB of the largest plan's `check`, at its peak)."""
+
+    __slots__ = ("specs", "gen_rows", "gen_cols", "rows", "cols")
+
+    def __init__(self) -> None:
+        self.specs: list[Any] = []
+        self.gen_rows, self.gen_cols, self.rows, self.cols = array("l"), array("l"), array("l"), array("l")
+
+    def add(self, spec: Any, gen_row: int, gen_col: int, row: int, col: int) -> None:
+        self.specs.append(spec)
+        self.gen_rows.append(gen_row)
+        self.gen_cols.append(gen_col)
+        self.rows.append(row)
+        self.cols.append(col)
+
+    def __iter__(self) -> Iterator[tuple[Any, int, int, int, int]]:
+        return zip(self.specs, self.gen_rows, self.gen_cols, self.rows, self.cols, strict=True)
 
 
 def _row_col(cell: str) -> tuple[int, int]:
@@ -180,14 +212,14 @@ _PLAIN_A1 = re.compile(r"([A-Z]{1,3})([1-9][0-9]*)").fullmatch  # what `coordina
 _COLUMNS: dict[str, int] = {}  # letters -> column number, learned as met (at most 18,278)
 
 
-def _grid(sheet: str, placed: list[tuple[Any, int, int, int, int]], flagged: set[str]) -> list[Finding]:
+def _grid(sheet: str, placed: _Placed, flagged: set[str]) -> list[Finding]:
     """Names written in one row stay in one row, rows stay in order; the same for columns.
 
     Inserting or deleting rows or columns shifts whole rows and columns and keeps their order;
     a name moved on its own (or two names swapped) does not.
     """
-    rows = _majority((gen_row, row) for _, gen_row, _, row, _ in placed)
-    cols = _majority((gen_col, col) for _, _, gen_col, _, col in placed)
+    rows = _majority(zip(placed.gen_rows, placed.rows, strict=True))
+    cols = _majority(zip(placed.gen_cols, placed.cols, strict=True))
     findings = []
     for spec, gen_row, gen_col, row, col in placed:
         want = (rows[gen_row], cols[gen_col])
@@ -235,6 +267,16 @@ class _Labels:
         self._now: dict[str, dict[int, list[tuple[int, str]]]] = {}
         self._now_sets: dict[str, dict[int, set[str]]] = {}
         self._labels: dict[str, set[str]] = {}
+        self._sheet = ""  # the sheet being read (`keep_only`)
+
+    def keep_only(self, sheet: str) -> None:
+        """Drop what was read of the other sheets (the layout goes a sheet at a time: the largest plan's Cash
+        flow labels, read twice, were ~25 MB of check's peak)."""
+        if sheet != self._sheet:
+            self._sheet = sheet
+            for cache in (self._written, self._now, self._now_sets, self._labels):
+                for title in [title for title in cache if title != sheet]:
+                    del cache[title]
 
     def expected(self, sheet: str, row: int, col: int) -> str:
         """The rightmost label left of the cell in budgetbook's row (an input's or a calculation's name)."""

@@ -54,36 +54,41 @@ def anchor(book: Blueprint, sheets: Collection[str], keeping: Callable[[], Colle
     for name, (sheet, _row, _col) in book.where.items():
         if sheet.title in on:
             by_sheet.setdefault(sheet.title, []).append(name)
-    unnamed: dict[str, str] = {}  # name -> the absolute reference formulas read it by, unqualified
+    unnamed = 0  # the names no cell keeps (their specs have anchors): formulas read their cells (`$D$40`)
     for title, names in by_sheet.items():
-        _anchor_sheet(book, title, names, keep, unnamed)
+        unnamed += _anchor_sheet(book, title, names, keep)
     del by_sheet
     if unnamed:
-        _rewrite_formulas(book, unnamed)
+        _rewrite_formulas(book)
 
 
-def _anchor_sheet(book: Blueprint, title: str, names: list[str], keep: set[str], unnamed: dict[str, str]) -> None:
-    """Anchor the calculations of one sheet (a sheet at a time, holding no spec: the largest plan's layout
-    is made beside the book `check` reads, and this was its peak)."""
-    cells = sorted((book.where[name][1], book.where[name][2], name) for name in names)  # row by row
+def _anchor_sheet(book: Blueprint, title: str, names: list[str], keep: set[str]) -> int:
+    """Anchor the calculations of one sheet (a sheet at a time, holding no spec, its cells ordered by the
+    ints `where` holds, not by a tuple each: the largest plan's layout is made beside the book `check`
+    reads, and this was its peak); returns how many cells lost their name."""
+    names.sort(key=book.where.packed)  # row by row: one sheet's cells, packed row before column
     rows: dict[int, str] = {}  # row -> the named cell anchoring it (leftmost)
     cols: dict[int, str] = {}  # column -> the named cell anchoring it (topmost: the first met row by row)
-    specs = book.specs
+    specs, where = book.specs, book.where
     own = {name for name in names if specs[name].kind in NAMED_KINDS or name in keep}
-    for row, col, name in cells:
+    unnamed = 0
+    for name in names:
         if name in own:
+            _sheet, row, col = where[name]
             rows.setdefault(row, name)
             cols.setdefault(col, name)
-    for row, col, name in cells:
+    for name in names:
         if name in own:
             continue
+        _sheet, row, col = where[name]
         by_row, by_col = rows.get(row), cols.get(col)
         if by_row is None or by_col is None:
             rows.setdefault(row, name)
             cols.setdefault(col, name)
             continue
         specs[name] = _with(specs[name], row_anchor=by_row, col_anchor=by_col)
-        unnamed[name] = f"${col_letters(col)}${row}"
+        unnamed += 1
+    return unnamed
 
 
 def _with(spec: CellSpec, **changes: str) -> CellSpec:
@@ -96,18 +101,20 @@ def _with(spec: CellSpec, **changes: str) -> CellSpec:
     return changed
 
 
-def _rewrite_formulas(book: Blueprint, unnamed: dict[str, str]) -> None:
-    """Every formula reading an unnamed calculation by name reads its cell instead (its spec too)."""
-    specs = book.specs
+def _rewrite_formulas(book: Blueprint) -> None:
+    """Every formula reading an unnamed calculation (a spec with anchors) by name reads its cell instead (its
+    spec too)."""
+    specs, where = book.specs, book.where
 
     def rewrite(formula: str, on: str) -> str:
         def one(match: re.Match) -> str:
             text = match.group()
-            ref = unnamed.get(text)
-            if ref is None:
+            spec = specs.get(text)
+            if spec is None or spec.named:
                 return text
-            sheet = specs[text].sheet
-            return ref if sheet == on else f"{quoted(sheet)}!{ref}"
+            sheet, row, col = where[text]
+            ref = f"${col_letters(col)}${row}"
+            return ref if sheet.title == on else f"{quoted(sheet.title)}!{ref}"
 
         return _TOKEN.sub(one, formula)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,6 +141,35 @@ def quoted(title: str) -> str:
     return "'" + title.replace("'", "''") + "'"
 
 
+class Places(Mapping):
+    """{name: (sheet, row, column)} of a blueprint's named cells, each held as one int (the sheet's tab index,
+    row and column packed): a tuple each was ~24 MB of the largest plan's layout at its peak (issue 27)."""
+
+    __slots__ = ("_sheets", "_at")
+    _ROW, _TAB = 15, 36  # bits: a column fits in 15 (16,384), a row in 21 (1,048,576)
+
+    def __init__(self, sheets: list[Sheet]):
+        self._sheets = sheets
+        self._at: dict[str, int] = {}
+
+    def put(self, name: str, tab: int, row: int, col: int) -> None:
+        self._at[name] = (tab << self._TAB) | (row << self._ROW) | col
+
+    def __getitem__(self, name: str) -> tuple[Sheet, int, int]:
+        at = self._at[name]
+        return self._sheets[at >> self._TAB], (at >> self._ROW) & 0x1FFFFF, at & 0x7FFF
+
+    def packed(self, name: str) -> int:
+        """The name's place as the one int held: ordered by sheet, then row, then column."""
+        return self._at[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._at)
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+
 class Blueprint:
     """The workbook as designed, before openpyxl: sheets in tab order, plus the registry of defined names."""
 
@@ -150,14 +180,16 @@ class Blueprint:
         self.lean = lean
         self.sheets: list[Sheet] = []
         self.specs: dict[str, CellSpec] = {}
-        self._folded: dict[str, str] = {}
-        self.where: dict[str, tuple[Sheet, int, int]] = {}
+        self._folded: dict[str, str] = {}  # folded -> name, of a name not in lower case (the specs hold the others)
+        self.where = Places(self.sheets)
+        self._tabs: dict[str, int] = {}  # sheet title -> its index
         self.dated: Any = None    # the date About gives, and the version (`workbook.build.build_book`)
         self.version = ""
         self.shed = False         # taken: no name handed out, nor the layout read (`shed_layout`, `shed_formulas`)
 
     def sheet(self, title: str, role: str) -> Sheet:
         sheet = Sheet(title, role)
+        self._tabs[title] = len(self.sheets)
         self.sheets.append(sheet)
         return sheet
 
@@ -193,14 +225,13 @@ class Blueprint:
             raise TooLarge(f"its workbook would lay out over {MAX_CELLS_LAID_OUT:,} cells (formulas and inputs): "
                            "more than `generate` and `check` handle within bounded time and memory: split the "
                            "plan (fewer workloads or markets in each)")
-        folded = name.lower()
-        folded = name if folded == name else folded  # budgetbook's names are lower case: one string, not two
-        if folded in self._folded:
+        if self.is_taken(name):
             raise BadName(name, f"two cells of the workbook would both be named `{name}` (ids that run into "
                           "each other, such as `a_b` + `c` and `a` + `b_c`): rename one id")
-        self._folded[folded] = name
+        if (folded := name.lower()) != name:  # budgetbook's names are lower case: no second map of them
+            self._folded[folded] = name
         self.specs[name] = CellSpec(name, sheet.title, address, formula, kind, item, market)
-        self.where[name] = (sheet, row, col)
+        self.where.put(name, self._tabs[sheet.title], row, col)
         if not self.lean:
             sheet.cells[(row, col)].name = name
         elif (cell := sheet.cells.get((row, col))) is not None:
@@ -227,7 +258,8 @@ class Blueprint:
 
     def is_taken(self, name: str) -> bool:
         """Whether a cell already has `name` (compared case-folded, as Excel compares names)."""
-        return name.lower() in self._folded
+        folded = name.lower()
+        return folded in self.specs or folded in self._folded
 
     def absolute(self, name: str) -> str:
         """The named cell as a chart reads it: `'Inputs'!$C$5`."""
@@ -253,7 +285,7 @@ class Blueprint:
         be handed out after, nor the layout read.
         """
         self.specs = {name: spec for name, spec in self.specs.items() if spec.named}
-        self.where, self._folded, self.shed = {}, {}, True
+        self.where, self._folded, self.shed = Places(self.sheets), {}, True
 
     def shed_formulas(self) -> None:
         """Keep what reading a book back needs, once its layout is taken (each formula's text is in its spec):
@@ -264,4 +296,4 @@ class Blueprint:
         for sheet in self.sheets:
             sheet.cells = {at: cell for at, cell in sheet.cells.items()
                            if cell.is_text or not (isinstance(cell.value, str) and cell.value.startswith("="))}
-        self.specs, self.where, self._folded, self.shed = {}, {}, {}, True
+        self.specs, self.where, self._folded, self.shed = {}, Places(self.sheets), {}, True

@@ -46,6 +46,22 @@ def _sensitivity(plan: Plan) -> Any:
 _result: PlanMemo[Any] = PlanMemo(_sensitivity)
 
 
+def rank_first(plan: Plan) -> None:
+    """Rank the inputs now, while little is held, where the plan has ranges (`generate` and `check`, before
+    laying it out, as `percentiles.simulate_first`): the engine's arrays, a column per end of every ranged
+    input, were ~50 MB of the largest plan's `check`, made while it held the book and its layout. A plan the
+    ranking fails on is left to fail as it did, when the sheet is written."""
+    if not ranged_inputs(plan):
+        return
+    try:
+        _result(plan)
+    except Exception:  # noqa: BLE001  not kept: the sheet's cells rank them again, and fail there as they did
+        return
+    from ..ranges.simulate import give_back_freed_memory  # here, not at import: loads numpy
+
+    give_back_freed_memory()  # the arrays, each under glibc's mmap threshold, are freed into the C heap
+
+
 def build_sensitivity(book: Blueprint, plan: Plan) -> None:
     count = len(ranged_inputs(plan))
     if not count:

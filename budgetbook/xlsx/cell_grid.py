@@ -137,6 +137,15 @@ class CellGrid:
         self.whole_line_names: set[str] = set()  # names of whole columns or rows, held cut (`clamp`)
         self.names: dict[str, Area] = self._read_names(workbook)
 
+    def settle(self, results: dict[CellKey, Any]) -> PackedCells:
+        """Once every formula is computed: its formula cells' results (None: no value), the formula texts let
+        go of, and the other cells' values, all held packed (`PackedCells`); returns the results, which then
+        stand for `formulas` too (a cell has a result exactly where it holds a formula)."""
+        tabs = {title: n for n, title in enumerate(self.sheets)}
+        packed = PackedCells({key: results.get(key) for key in self.formulas}, tabs)
+        self.formulas, self.values = packed, PackedCells(self.values, tabs)  # type: ignore[assignment]
+        return packed
+
     def clamp(self, area: Area) -> Area:
         """Whole columns or rows cut to the sheet's used rows or columns: what lies beyond is blank.
 
@@ -210,6 +219,34 @@ class CellGrid:
                 raise Unsupported(f"cell of type {dt!r}")
         if last_row:
             self.extent[title] = (last_row, last_col)
+
+
+class PackedCells:
+    """{(SHEET, row, col): value} read as a dict is, held as {one int: value}: a tuple key each was ~17 MB of
+    the results the largest plan's `check` holds while it lays the plan out (`CellGrid.settle`)."""
+
+    __slots__ = ("_tabs", "_cells")
+
+    def __init__(self, cells: Mapping[CellKey, Any], tabs: Mapping[str, int]):
+        self._tabs = tabs  # SHEET -> its number
+        self._cells = {(tabs[sheet] << 36) | (row << 15) | col: value for (sheet, row, col), value in cells.items()}
+
+    def _packed(self, key: CellKey) -> int:
+        """The key's int; -1, which none is, off every sheet held."""
+        tab = self._tabs.get(key[0])
+        return -1 if tab is None else (tab << 36) | (key[1] << 15) | key[2]
+
+    def __contains__(self, key: CellKey) -> bool:
+        return self._packed(key) in self._cells
+
+    def __getitem__(self, key: CellKey) -> Any:
+        return self._cells[self._packed(key)]
+
+    def get(self, key: CellKey, default: Any = None) -> Any:
+        return self._cells.get(self._packed(key), default)
+
+    def __len__(self) -> int:
+        return len(self._cells)
 
 
 def held_cells(ws: Any) -> Iterator[PlainCell]:

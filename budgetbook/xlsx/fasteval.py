@@ -97,6 +97,7 @@ def computed(source: Any) -> Callable[[Mapping[str, tuple[str, str]] | None], di
     names' and `cells`' values read when the function returned is called (`evaluate.evaluate_later`)."""
     with paused():
         evaluator = _evaluated(CellGrid(load_workbook_of(source)))
+        evaluator.settle()
 
     def named(cells: Mapping[str, tuple[str, str]] | None) -> dict[str, Any]:
         with paused():
@@ -195,6 +196,11 @@ class _Evaluator:
         self.grid = grid
         self.results: dict[CellKey, Any] = {}  # the cell's value, as a 1x1 result holds it; absent: no value
         self._sheets, self._formulas, self._values = grid.sheets, grid.formulas, grid.values
+
+    def settle(self) -> None:
+        """Hold only what reading values needs, once every formula is computed (`CellGrid.settle`)."""
+        self.results = self._formulas = self.grid.settle(self.results)  # type: ignore[assignment]
+        self._values = self.grid.values
 
     def compute(self, batch: list[CellKey], plans: dict[CellKey, FormulaPlan]) -> None:
         """Store the result of every cell of the batch that has one (see `schedule.batches`).

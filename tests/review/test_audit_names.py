@@ -1,11 +1,13 @@
-"""The formula audit tells a book whose names are where budgetbook wrote them from the maps as read, and builds
-the canonical maps (`CellNames`) only where that cannot answer: the answer is the canonical maps' equality."""
+"""The formula audit tells a book whose names are where budgetbook wrote them from the layout and the names as
+read, and builds the canonical maps (`CellNames`) only where that cannot answer: the answer is the canonical
+maps' equality."""
 
 from __future__ import annotations
 
 import pytest
 
 from budgetbook.review.audit import _Names
+from budgetbook.sheetkit.grid import CellSpec
 from budgetbook.xlsx.formula_text import CellNames
 
 _GEN = {("Inputs", "C7"): "a", ("Summary", "D4"): "b"}
@@ -22,7 +24,8 @@ _GEN = {("Inputs", "C7"): "a", ("Summary", "D4"): "b"}
     ({("Inputs", "c7"): "a", ("Inputs", "C7"): "b"}, {("Inputs", "C7"): "b", ("Inputs", "c7"): "a"}, False, True),
 ])
 def test_unmoved_is_the_equality_of_the_canonical_maps(generated, current, unmoved, built):
-    names = _Names(generated, current)
+    layout = [CellSpec(name, sheet, cell, "=1", "calc") for (sheet, cell), name in generated.items()]
+    names = _Names(layout, {name: where for where, name in current.items()})
     assert names.unmoved is unmoved
     assert unmoved == (CellNames.of(generated) == CellNames.of(current))
     assert ("generated" in vars(names)) is built
