@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import UsageError
+from ..heap import give_back_freed_memory
 from ..lineitems.phasing import month_count
 from ..plan.inputs import InputCell
 from ..plan.model import Plan
@@ -218,19 +219,3 @@ def simulate(plan: Plan, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEE
     give_back_freed_memory()
     return Simulation(plan.name, plan.currency, samples, seed, distribution, stats,
                       {m.id: m.label or m.id for m in plan.markets})
-
-
-def give_back_freed_memory() -> None:
-    """Return to the system the memory the draws freed (glibc's `malloc_trim`; nothing elsewhere).
-
-    Each input's draws are an array under glibc's mmap threshold, made in the C heap; freed, they stay
-    there, and Python's own objects, made in separate arenas, never reuse them: the largest plans' 1,159
-    ranged inputs left ~170 MB resident under the workbook laid out next (`generate`'s and `check`'s peak).
-    """
-    import ctypes  # here, not at import: only a simulation needs it
-
-    try:
-        trim = ctypes.CDLL(None).malloc_trim  # the process's own symbols: libc's, on Linux
-    except (OSError, AttributeError):  # not glibc (macOS, musl): their allocators return memory themselves
-        return
-    trim(0)

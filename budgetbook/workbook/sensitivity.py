@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..heap import give_back_freed_memory
 from ..plan.inputs import input_cells
 from ..plan.model import Plan
 from ..ranges.ranged import ranged_inputs
@@ -57,8 +58,6 @@ def rank_first(plan: Plan) -> None:
         _result(plan)
     except Exception:  # noqa: BLE001  not kept: the sheet's cells rank them again, and fail there as they did
         return
-    from ..ranges.simulate import give_back_freed_memory  # here, not at import: loads numpy
-
     give_back_freed_memory()  # the arrays, each under glibc's mmap threshold, are freed into the C heap
 
 
