@@ -7,7 +7,8 @@ each step runs in a fresh process under `/usr/bin/time -v`, which reports user+s
 (what a busy machine disturbs least), wall seconds and the peak resident set. `load` is
 `budgetbook show PLAN --json`'s loading alone: parsing, validating and laying the plan out to
 refuse what a workbook cannot hold. Targets (issue 27 case 7): generate and check within 60 s and
-400 MB on one core.
+400 MB on one core. The heaviest shape under the cap measured so far is `--workloads 470 --markets 7`
+(269,732 cells; docs/scale.md).
 """
 
 from __future__ import annotations

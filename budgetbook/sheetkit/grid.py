@@ -45,9 +45,10 @@ class BadName(PlanError):
 
 
 # The cells a workbook may name (formulas, inputs, constants): what `generate` and `check` hold in memory grows
-# with them, ~1.7 KB a cell; the caps on ids alone (20 markets, 500 workloads) let a plan lay out ~700,000 (500 x 20).
-# The largest measured (docs/scale.md: 200 workloads x 20 markets, 268,748; 500 x 6, 225,314) fit.
-MAX_CELLS_LAID_OUT = 280_000
+# with them, ~1.4 KB a cell; the caps on ids alone (20 markets, 500 workloads) let a plan lay out ~700,000 (500 x 20).
+# At this many the heaviest plans measured stay under 400 MB (docs/scale.md: 470 workloads x 8 markets, 269,732
+# cells, `generate` 371 MiB); 200 workloads x 20 markets (268,748) and 500 x 6 (225,314) fit.
+MAX_CELLS_LAID_OUT = 270_000
 
 
 class TooLarge(PlanError):
