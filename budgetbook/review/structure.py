@@ -28,7 +28,7 @@ from ..sheetkit.embed import SHEET as EMBED_SHEET
 from ..workbook.computed import value_of
 from ..workbook.stamp import VALUE_COL, read_stamp
 from ..xlsx.a1 import ILLEGAL_CHARACTERS_RE, column_index_from_string, coordinate_from_string, get_column_letter
-from ..xlsx.cell_grid import held_cells
+from ..xlsx.cell_grid import held_cells, held_texts
 from ..xlsx.xstring import unescape
 from .findings import WARNING, Finding
 from .readback import OpenedWorkbook, single_cell
@@ -159,7 +159,7 @@ def _placement(book: OpenedWorkbook) -> list[Finding]:
             continue
         labels.keep_only(sheet)
         row, col = _row_col(cell)
-        gen_row, gen_col = _row_col(spec.cell)
+        gen_row, gen_col = (row, col) if cell == spec.cell else _row_col(spec.cell)  # mostly where written
         problem = labels.problem(spec, sheet, gen_row, gen_col, row, col)
         if problem is not None:
             findings.append(_structure(problem, sheet, cell, spec.name))
@@ -294,7 +294,7 @@ class _Labels:
     def now(self, sheet: str, row: int) -> list[tuple[int, str]]:
         """(column, text) of the row as it is now, left to right."""
         if sheet not in self._now:
-            self._now[sheet] = _by_row((r, c, v) for r, c, v, kind in held_cells(self.book.wb[sheet]) if kind != "f")
+            self._now[sheet] = _by_row(held_texts(self.book.wb[sheet]))
             # openpyxl leaves inline text `_xHHHH_`-escaped as stored (shared strings half decoded): either spelling
             self._now_sets[sheet] = {r: {t for _, text in texts for t in (text, _fold(unescape(text)))}
                                      for r, texts in self._now[sheet].items()}
@@ -327,6 +327,8 @@ def _by_row(cells: Iterable[tuple[int, int, Any]]) -> dict[int, list[tuple[int, 
 
 def _fold(text: str) -> str:
     """A label as compared: illegal characters as the writer replaced them, whitespace folded."""
+    if text.isascii() and text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text  # nearly every label: nothing to replace or fold, told without the regex
     return " ".join(ILLEGAL_CHARACTERS_RE.sub("?", text).split())
 
 

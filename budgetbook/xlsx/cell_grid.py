@@ -279,6 +279,15 @@ class PackedCells:
         return len(self._keys)
 
 
+def held_texts(ws: Any) -> Iterator[tuple[int, int, str]]:
+    """(row, column, text) of each cell of `held_cells` holding text, not a formula (the lean reader's without
+    a tuple per formula cell: `lean_book.CellStore.texts`)."""
+    texts = getattr(getattr(ws, "_cells", None), "texts", None)
+    if texts is not None:
+        return texts()
+    return ((row, col, value) for row, col, value, kind in held_cells(ws) if kind != "f" and isinstance(value, str))
+
+
 def held_cells(ws: Any) -> Iterator[PlainCell]:
     """The cells a worksheet (openpyxl's or the lean reader's) holds, as `PlainCell`s (the lean reader's
     without a cell object each: `lean_book.CellStore.plain`); a chartsheet holds none."""

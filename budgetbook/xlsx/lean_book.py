@@ -137,6 +137,14 @@ class CellStore:
         of = self._type
         return ((*_where(key), value, of(key, value)) for key, value in self.held.items())
 
+    def texts(self) -> Iterator[tuple[int, int, str]]:
+        """(row, column, text) of every cell holding text that is not a formula (`plain`'s, filtered without a
+        tuple per formula cell: the labels `structure` reads, from a sheet that is mostly formulas)."""
+        types = self.types
+        for key, value in self.held.items():
+            if type(value) is str and (types.get(key) or ("f" if value[:1] == "=" else "s")) != "f":  # `_type`
+                yield (*_where(key), value)
+
 
 _ABSENT = object()
 

@@ -1,4 +1,5 @@
-"""`PackedCells` and `Places`: a dict's answers from packed ints (xlsx/cell_grid.py, sheetkit/grid.py).
+"""`PackedCells`, `Places` and `CellStore.texts`: answers as the plain structures give them (xlsx/cell_grid.py,
+sheetkit/grid.py, xlsx/lean_book.py).
 
 The evaluator's settled results and the blueprint's places are read as dicts are; here they are held
 to a plain dict built from the same cells, on random keys and values (every kind an evaluation gives:
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 from budgetbook.sheetkit.grid import Blueprint
 from budgetbook.xlsx.cell_grid import MAX_COL, MAX_ROW, PackedCells
+from budgetbook.xlsx.lean_book import CellStore
 
 SHEETS = ("INPUTS", "CASH FLOW", "SUMMARY")
 keys = st.tuples(st.sampled_from(SHEETS), st.integers(1, MAX_ROW), st.integers(1, MAX_COL))
@@ -62,3 +64,16 @@ def test_places_answer_as_the_cells_named(cells):
         want[name] = (sheets[tab], row, col)
     assert dict(book.where) == want and len(book.where) == len(want)
     assert sorted(want, key=book.where.packed) == sorted(want, key=lambda name: cells[int(name[5:])])
+
+
+@settings(max_examples=60)
+@given(st.lists(st.tuples(st.integers(1, 50), st.integers(1, 20),
+                          st.sampled_from(["=A1+1", "=text typed", "label", "", " padded ", 1.5, True, None]),
+                          st.sampled_from(["f", "s", "n", "b", "e", "str"])), max_size=40))
+def test_a_sheets_texts_are_its_cells_holding_text_not_formulas(cells):
+    """`CellStore.texts` (the structure audit's labels) is `plain` filtered, told without a tuple a cell."""
+    store = CellStore()
+    for row, col, value, data_type in cells:
+        store.put(row, col, value, data_type)
+    want = [(row, col, value) for row, col, value, kind in store.plain() if kind != "f" and isinstance(value, str)]
+    assert list(store.texts()) == want
