@@ -49,6 +49,16 @@ class PlanMemo(Generic[T]):
         weakref.finalize(plan, self._by_id.pop, id(plan), None)  # dropped with the plan; at exit, before globals
         return result
 
+    def ahead(self, plan: Any) -> bool:
+        """Work the result out now, while little else is held (`generate` and `check`, before laying the plan
+        out); False where it raises: nothing kept, so the cells that read it work it out again, and fail there
+        as they would have."""
+        try:
+            self(plan)
+        except Exception:  # noqa: BLE001  whatever it is, it is said where the result is read
+            return False
+        return True
+
     def _drop(self, key: str) -> None:
         entry = self._by_content.get(key)
         if entry is not None and entry[0]() is None:

@@ -42,12 +42,8 @@ def simulate_first(plan: Plan) -> None:
     """Simulate the plan's percentiles now, while little else is held, where it has ranges (`generate`, before
     laying it out: the Summary's cells read the result). A plan the simulation fails on is left to fail as it
     did, when the Summary is written."""
-    if not ranged_inputs(plan):
-        return
-    try:
-        simulated(plan)
-    except Exception:  # noqa: BLE001  not kept: the Summary's cells run it again, and fail there as they did
-        return
+    if ranged_inputs(plan):
+        simulated.ahead(plan)
 
 
 def add_percentiles(sheet: CalcSheet, plan: Plan) -> dict[str, int]:

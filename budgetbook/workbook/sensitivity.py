@@ -52,13 +52,8 @@ def rank_first(plan: Plan) -> None:
     laying it out, as `percentiles.simulate_first`): the engine's arrays, a column per end of every ranged
     input, were ~50 MB of the largest plan's `check`, made while it held the book and its layout. A plan the
     ranking fails on is left to fail as it did, when the sheet is written."""
-    if not ranged_inputs(plan):
-        return
-    try:
-        _result(plan)
-    except Exception:  # noqa: BLE001  not kept: the sheet's cells rank them again, and fail there as they did
-        return
-    give_back_freed_memory()  # the arrays, each under glibc's mmap threshold, are freed into the C heap
+    if ranged_inputs(plan) and _result.ahead(plan):
+        give_back_freed_memory()  # the arrays, each under glibc's mmap threshold, are freed into the C heap
 
 
 def build_sensitivity(book: Blueprint, plan: Plan) -> None:
