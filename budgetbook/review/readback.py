@@ -208,13 +208,13 @@ def open_book(path: Path, *, styles: bool = False, percentiles: bool = False, vo
               computed: bool = False) -> OpenedWorkbook:
     """The workbook at `path`, verified and read in one pass (`xlsx.lean`); `styles`: loaded by openpyxl
     instead, number formats and comments kept (the overwrite guard compares them); `percentiles`: the
-    Summary's simulation run before the plan is laid out (`check` compares its numbers: made while the
-    layout is not yet held, its draws do not add to the peak, as in `generate`); `vouched`: an embedded plan
-    its stamp vouches for (the digest `generate` wrote with it) is not laid out again, `generate` having laid
-    it out to write the book (`show BOOK`, `extract`: they read no layout; a layout asked for later is made
-    then, and a plan that cannot be is said there); `computed`: its formulas computed before the plan is laid
-    out (`check`: the formulas' plans are let go of before the layout is made, only their results wait for
-    it, `evaluate`; the largest plan's check peaked with both)."""
+    Summary's simulation and the Sensitivity ranking run before the plan is laid out (`check` compares their
+    numbers: made while the layout is not yet held, their arrays do not add to the peak, as in `generate`);
+    `vouched`: an embedded plan its stamp vouches for (the digest `generate` wrote with it) is not laid out
+    again, `generate` having laid it out to write the book (`show BOOK`, `extract`: they read no layout; a
+    layout asked for later is made then, and a plan that cannot be is said there); `computed`: its formulas
+    computed before the plan is laid out (`check`: the formulas' plans are let go of before the layout is
+    made, only their results wait for it, `evaluate`; the largest plan's check peaked with both)."""
     from ..xlsx.safety import load_xlsx, read_xlsx  # on first use, not at import: loads defusedxml
 
     stage("opening")

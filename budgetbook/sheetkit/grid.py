@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PlanError
-from ..xlsx.cell_grid import col_letters
+from ..xlsx.cell_grid import col_letters, packed_cell, unpacked_cell
 
 KINDS = ("input", "constant", "calc", "figure", "check")
 LABEL_CAP = 100.0  # column A's widest, in characters: past it a label is cut, as it ever was
@@ -147,18 +147,17 @@ class Places(Mapping):
     row and column packed): a tuple each was ~24 MB of the largest plan's layout at its peak (issue 27)."""
 
     __slots__ = ("_sheets", "_at")
-    _ROW, _TAB = 15, 36  # bits: a column fits in 15 (16,384), a row in 21 (1,048,576)
 
     def __init__(self, sheets: list[Sheet]):
         self._sheets = sheets
         self._at: dict[str, int] = {}
 
     def put(self, name: str, tab: int, row: int, col: int) -> None:
-        self._at[name] = (tab << self._TAB) | (row << self._ROW) | col
+        self._at[name] = packed_cell(tab, row, col)
 
     def __getitem__(self, name: str) -> tuple[Sheet, int, int]:
-        at = self._at[name]
-        return self._sheets[at >> self._TAB], (at >> self._ROW) & 0x1FFFFF, at & 0x7FFF
+        tab, row, col = unpacked_cell(self._at[name])
+        return self._sheets[tab], row, col
 
     def packed(self, name: str) -> int:
         """The name's place as the one int held: ordered by sheet, then row, then column."""

@@ -30,6 +30,20 @@ _ROWS_RE = re.compile(rf"^{_SHEET}\$?(?P<a>[0-9]{{1,7}}):\$?(?P<b>[0-9]{{1,7}})$
 MAX_ROW, MAX_COL = 1048576, 16384
 
 
+COLUMN_BITS, ROW_BITS = 15, 21  # a column fits in 15 bits (16,384: XFD), a row in 21 (1,048,576)
+
+
+def packed_cell(tab: int, row: int, col: int) -> int:
+    """A cell as one int: its sheet's number, row and column, ordered in that order (`lean_book` keys a sheet's
+    cells with tab 0, `PackedCells` and `sheetkit.grid.Places` a workbook's)."""
+    return (tab << (COLUMN_BITS + ROW_BITS)) | (row << COLUMN_BITS) | col
+
+
+def unpacked_cell(key: int) -> tuple[int, int, int]:
+    """(tab, row, column) of `packed_cell`'s int."""
+    return key >> (COLUMN_BITS + ROW_BITS), (key >> COLUMN_BITS) & ((1 << ROW_BITS) - 1), key & ((1 << COLUMN_BITS) - 1)
+
+
 class Unsupported(Exception):
     """The fast path does not handle this workbook; evaluate it with ExcelModel instead."""
 
@@ -233,7 +247,7 @@ class PackedCells:
 
     def __init__(self, cells: Mapping[CellKey, Any], tabs: Mapping[str, int]):
         self._tabs = tabs  # SHEET -> its number
-        keys = [(tabs[sheet] << 36) | (row << 15) | col for sheet, row, col in cells]
+        keys = [packed_cell(tabs[sheet], row, col) for sheet, row, col in cells]
         values = list(cells.values())
         order = sorted(range(len(keys)), key=keys.__getitem__)
         self._keys = array("q", [keys[i] for i in order])
@@ -253,7 +267,7 @@ class PackedCells:
         tab = self._tabs.get(key[0])
         if tab is None:
             return -1
-        packed = (tab << 36) | (key[1] << 15) | key[2]
+        packed = packed_cell(tab, key[1], key[2])
         keys = self._keys
         i = bisect_left(keys, packed)
         return i if i < len(keys) and keys[i] == packed else -1

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .cell_grid import col_index, col_letters
+from .cell_grid import COLUMN_BITS, col_index, col_letters
 from .xstring import stored_texts, unescape
 
 _COORDINATE = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
@@ -40,7 +40,7 @@ class LeanCell:
         return f"<LeanCell {self.coordinate} {self.data_type} {self.value!r}>"
 
 
-_SHIFT = 15  # a cell's key is row << 15 | column: a column is at most 16,384 (XFD)
+_SHIFT = COLUMN_BITS  # a cell's key is `packed_cell(0, row, column)`, inlined: read for every cell of a book
 _COLUMN = (1 << _SHIFT) - 1
 
 
