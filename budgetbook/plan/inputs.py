@@ -159,3 +159,12 @@ def with_values(data: dict, values: dict[tuple, Num]) -> dict:
             node = node.setdefault(part, {}) if isinstance(node, dict) else node[part]
         node[path[-1]] = value.to_yaml()
     return data
+
+
+def changed_values(plan: Plan, values: dict[tuple, Num]) -> dict[tuple, Num]:
+    """The values that differ from the plan's: an unchanged one keeps the plan's own spelling (3.00, 13.0e9,
+    defaults left out)."""
+    original = {cell.path: cell.num for cell in input_cells(plan)}
+    return {path: num for path, num in values.items()
+            if (was := original.get(path)) is None
+            or (was.base, was.low, was.high, was.ranged) != (num.base, num.low, num.high, num.ranged)}

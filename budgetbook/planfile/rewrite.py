@@ -14,7 +14,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 
-from ..plan.inputs import input_cells, month_text
+from ..plan.inputs import changed_values, input_cells, month_text
 from ..plan.model import Plan
 from ..plan.numbers import Num
 
@@ -40,15 +40,6 @@ def rewrite_values(text: str, plan: Plan, values: dict[tuple, Num],
     out = io.StringIO()
     yaml.dump(data, out)
     return out.getvalue()
-
-
-def changed_values(plan: Plan, values: dict[tuple, Num]) -> dict[tuple, Num]:
-    """The values that differ from the plan's: an unchanged one keeps the plan's own spelling (3.00, 13.0e9,
-    defaults left out)."""
-    original = {cell.path: cell.num for cell in input_cells(plan)}
-    return {path: num for path, num in values.items()
-            if (was := original.get(path)) is None
-            or (was.base, was.low, was.high, was.ranged) != (num.base, num.low, num.high, num.ranged)}
 
 
 def yaml_value(num: Num) -> Any:

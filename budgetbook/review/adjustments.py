@@ -111,3 +111,9 @@ def changes(book: OpenedWorkbook, rows: list[dict]) -> list[Finding]:
                                 expected=None if old is None else old["amount"],
                                 actual=None if new is None else new["amount"]))
     return findings
+
+
+def as_planned(book: OpenedWorkbook, rows: list[dict]) -> bool:
+    """Whether the table's rows are the embedded plan's `adjustments:`, every field (`_key`) and note alike."""
+    notes = [a.note for a in adj.SECTION.of(book.plan) or []]
+    return not changes(book, rows) and [row.get("note", "") for row in rows] == notes

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import PlanError
-from ..plan.inputs import input_cells, with_values
+from ..plan.inputs import changed_values, input_cells, with_values
 from ..plan.model import Plan
 from ..planfile.loader import load_plan, plan_from_data
 from ..progress import stage
@@ -73,6 +73,7 @@ def check_workbook(path: Path, plan_spec: str | Path | None = None, *, rel_tol: 
     if adjustments.has_table(book):  # the rows finance typed are the reference's adjustments
         rows, refused = adjustments.read_rows(book)
         report.findings += refused + adjustments.changes(book, rows)
+        rows = None if adjustments.as_planned(book, rows) else rows
     report.findings += input_findings
     stage("audit")
     report.findings += audit.audit_formulas(book, evaluated)
@@ -106,9 +107,15 @@ def _current_plan(book: OpenedWorkbook, values: dict, rows: list[dict] | None = 
     """The plan of the workbook's current inputs (and Adjustments rows), for the reference model.
 
     The workbook's own plan gives the shape (its formulas were built from it);
-    `--plan` gives only the old values the inputs are compared with.
+    `--plan` gives only the old values the inputs are compared with. Only the edited inputs are written
+    into it: an unedited book's inputs are its plan, whose figures the Sensitivity's audit has worked out
+    (`reference`'s memo keys by content: an input the plan leaves to its default, written in as that
+    default, made another plan and the figures twice, ~0.15 s at 45,000 cells).
     """
-    data = with_values(book.plan_tree, values)
+    edited = changed_values(book.plan, values)
+    if not edited and rows is None:
+        return book.plan
+    data = with_values(book.plan_tree, edited)
     if rows is not None:
         data["adjustments"] = rows
     return plan_from_data(data, f"{book.path} (inputs)", shaped_like=book.plan)

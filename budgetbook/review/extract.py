@@ -14,14 +14,14 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ..errors import PlanError, WorkbookError
 from ..output.plaintext import visible
 from ..plan.comments import with_comments
-from ..plan.inputs import InputCell, input_cells
+from ..plan.inputs import InputCell, changed_values, input_cells
 from ..plan.model import Plan
 from ..plan.numbers import Num
 from ..planfile.loader import PlanWarning, plan_from_text
-from ..planfile.rewrite import changed_values, rewrite_values
+from ..planfile.rewrite import rewrite_values
 from ..sheetkit.market_labels import label_text, market_labels
 from ..xlsx.a1 import get_column_letter
-from .adjustments import changes, has_table, read_rows
+from .adjustments import as_planned, has_table, read_rows
 from .findings import INPUT_PROBLEMS
 from .input_cell_errors import as_workbook_error
 from .notes import edited_notes
@@ -138,10 +138,7 @@ def _edited_rows(book: OpenedWorkbook) -> list[dict] | None:
     if not has_table(book):
         return None
     rows, _ = read_rows(book)
-    notes = [a.note for a in getattr(book.plan, "adjustments", None) or []]
-    if not changes(book, rows) and [r.get("note", "") for r in rows] == notes:
-        return None  # as the plan wrote them: keep its spelling and comments
-    return rows
+    return None if as_planned(book, rows) else rows  # as the plan wrote them: keep its spelling and comments
 
 
 def _with_adjustments(data: Any, rows: list[dict] | None) -> None:
