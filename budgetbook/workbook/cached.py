@@ -36,6 +36,7 @@ import re
 import zipfile
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
+from xml.sax.saxutils import escape
 
 from ..atomic import scratch_files, temp_folder_error
 from ..xlsx.cell_grid import Unsupported
@@ -144,7 +145,7 @@ def streamed_with_values(book: StreamedBook) -> tuple[bytes, dict[tuple[str, int
     from ..xlsx.fasteval import evaluate_cells  # on first use, not at import: loads numpy, schedula
 
     try:
-        values = evaluate_cells(book.wb, book.plain_cells())
+        values = evaluate_cells(book.wb, book.plain_cells(), book.names)
     except Unsupported:
         values = None
     shell = zipfile.ZipFile(io.BytesIO(_saved(book.wb)))
@@ -164,14 +165,33 @@ def streamed_with_values(book: StreamedBook) -> tuple[bytes, dict[tuple[str, int
             if title is not None and values is not None:
                 data = _fill_sheet(data, title, values)
                 complete &= not _FORMULA_CELL.search(data)
-            elif info.filename == "xl/workbook.xml" and complete:
-                data = _CALC.sub(CALCULATED, data)
+            elif info.filename == "xl/workbook.xml":
+                data = with_names(data, book.names)
+                if complete:
+                    data = _CALC.sub(CALCULATED, data)
             elif is_drawing_part(info.filename):
                 data = prefixed(data)
             target.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED)
     if streamed:
         raise AssertionError(f"no part found for the cells of {', '.join(streamed)}")  # never left out unsaid
     return out.getvalue(), values
+
+
+def with_names(xml: bytes, names: dict[str, str]) -> bytes:
+    """openpyxl's `workbook.xml` with the workbook-scoped `names` ({name: reference}) written in as its own
+    writer writes them: first in `<definedNames>` (before the sheet-scoped print titles), which stands just
+    before `<calcPr>` where there was none; `tests/workbook/test_streamed.py` holds the bytes equal."""
+    if not names:
+        return xml
+    written = "".join([f'<definedName name="{escape(name, _ATTRIBUTE)}">{escape(ref)}</definedName>'
+                       for name, ref in names.items()]).encode("utf-8")
+    if b"<definedNames>" in xml:
+        return xml.replace(b"<definedNames>", b"<definedNames>" + written, 1)
+    at = xml.index(b"<calcPr")
+    return xml[:at] + b"<definedNames>" + written + b"</definedNames>" + xml[at:]
+
+
+_ATTRIBUTE = {'"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"}  # ElementTree's, beyond & < >
 
 
 def _write_sheet(target: zipfile.ZipFile, info: zipfile.ZipInfo, shell_part: bytes, book: StreamedBook,

@@ -39,20 +39,27 @@ _UNLOCKED = Protection(locked=False)
 CELL_TEXT = 32_767  # characters a cell holds (openpyxl clips longer text; the quick way leaves it to openpyxl)
 
 
-def to_openpyxl(book: Blueprint, cells: Callable[[Any, Sheet], None] | None = None) -> Workbook:
+def to_openpyxl(book: Blueprint, cells: Callable[[Any, Sheet], None] | None = None, *,
+                names: bool = True) -> Workbook:
     """The workbook; `cells(ws, sheet)`, given, renders each sheet's cells in place of openpyxl's Cell objects
-    (`streamed`: they are written into the package straight from the blueprint)."""
+    (`streamed`: they are written into the package straight from the blueprint); `names=False` leaves the
+    workbook-scoped names out (`streamed` writes them into the package too: `defined_names`)."""
     wb = Workbook()
     wb.remove(wb.active)
     for sheet in book.sheets:
         _render_sheet(wb, sheet, book.plan_name, cells or _render_cells)
-    for name, spec in book.specs.items():
-        if not spec.named:
-            continue  # found by its row's and column's anchors (`sheetkit.anchors`)
-        ref = f"{quote_sheetname(spec.sheet)}!{absolute_coordinate(spec.cell)}"
-        wb.defined_names[name] = _defined_name(name, ref)
+    if names:
+        for name, ref in defined_names(book).items():
+            wb.defined_names[name] = _defined_name(name, ref)
     wb.calculation.fullCalcOnLoad = True
     return wb
+
+
+def defined_names(book: Blueprint) -> dict[str, str]:
+    """{name: reference (`'Inputs'!$D$4`)} of the workbook-scoped names, in the order they are written; a cell
+    not named is found by its row's and column's anchors (`sheetkit.anchors`)."""
+    return {name: f"{quote_sheetname(spec.sheet)}!{absolute_coordinate(spec.cell)}"
+            for name, spec in book.specs.items() if spec.named}
 
 
 _NAME_TEMPLATE = DefinedName("template", attr_text="Sheet!$A$1")

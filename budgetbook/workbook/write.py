@@ -60,7 +60,7 @@ def save_built(book: StreamedBook | Workbook, out: PathLike, *, protect: Iterabl
     if not isinstance(book, StreamedBook):
         return save_workbook_saying(book, out, protect=protect)
     return _saved_saying(book.wb, out, protect, lambda: streamed_with_values(book),
-                         lambda: book.formula_cells + _formula_cells(book.wb))
+                         lambda: book.formula_cells + _formula_cells(book.wb), book.names)
 
 
 def save_workbook(wb: Any, out: PathLike, *, protect: Iterable[PathLike] = ()) -> Path:
@@ -71,7 +71,8 @@ def save_workbook(wb: Any, out: PathLike, *, protect: Iterable[PathLike] = ()) -
 
 def save_workbook_saying(wb: Any, out: PathLike, *, protect: Iterable[PathLike] = ()) -> Written:
     """`save_workbook`, saying what it wrote (`Written`)."""
-    return _saved_saying(wb, out, protect, lambda: saved_with_values(wb), lambda: _formula_cells(wb))
+    return _saved_saying(wb, out, protect, lambda: saved_with_values(wb), lambda: _formula_cells(wb),
+                         {name: defined.attr_text for name, defined in wb.defined_names.items()})
 
 
 def _formula_cells(wb: Any) -> int:
@@ -81,8 +82,9 @@ def _formula_cells(wb: Any) -> int:
 
 def _saved_saying(wb: Any, out: PathLike, protect: Iterable[PathLike],
                   saved: Callable[[], tuple[bytes, dict[tuple[str, int, int], Any] | None]],
-                  formula_cells: Callable[[], int]) -> Written:
-    """Write `saved()` (the package and its cached values) to `out` atomically, and say what was written."""
+                  formula_cells: Callable[[], int], names: dict[str, str]) -> Written:
+    """Write `saved()` (the package and its cached values) to `out` atomically, and say what was written;
+    `names`: {workbook-scoped name: reference} (the master check's cell is `checks_ok`)."""
     found: dict[str, Any] = {}
 
     def write(tmp: Path) -> None:
@@ -93,10 +95,11 @@ def _saved_saying(wb: Any, out: PathLike, protect: Iterable[PathLike],
     path = atomic_write(out, write, protect=protect)
     values = found.get("values")
     checks_ok = None
-    if values is not None and "checks_ok" in wb.defined_names:
+    if values is not None and "checks_ok" in names:
         from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+        from openpyxl.workbook.defined_name import DefinedName
 
-        for sheet, ref in wb.defined_names["checks_ok"].destinations:
+        for sheet, ref in DefinedName("checks_ok", attr_text=names["checks_ok"]).destinations:
             letters, row = coordinate_from_string(ref.replace("$", ""))
             value = values.get((sheet.upper(), row, column_index_from_string(letters)))
             checks_ok = None if value is None else bool(value)

@@ -137,10 +137,11 @@ class CellGrid:
     """Cells and workbook-scoped names of an openpyxl workbook, keyed by upper-case sheet title."""
 
     def __init__(self, workbook: Any, *, decode_text: bool = False,
-                 cells: Mapping[str, Iterable[PlainCell]] | None = None):
+                 cells: Mapping[str, Iterable[PlainCell]] | None = None, names: Mapping[str, str] | None = None):
         """`decode_text`: text cells are read as Excel reads them (`_xHHHH_` decoded) rather than refused;
         `cells`: {sheet title: each cell as (row, column, value, data type)}, read for that sheet instead of
-        the cells its worksheet holds (a book being written whose cells openpyxl never held: `workbook.streamed`)."""
+        the cells its worksheet holds, and `names`: {workbook-scoped name: its reference}, beside the names the
+        workbook holds (a book being written whose cells and names openpyxl never held: `workbook.streamed`)."""
         self.workbook = workbook
         self.decode_text = decode_text
         self.sheets: dict[str, Any] = self._read_sheets(workbook)
@@ -151,7 +152,7 @@ class CellGrid:
             given = cells.get(ws.title) if cells is not None else None
             self._read_cells(title, given if given is not None else held_cells(ws))
         self.whole_line_names: set[str] = set()  # names of whole columns or rows, held cut (`clamp`)
-        self.names: dict[str, Area] = self._read_names(workbook)
+        self.names: dict[str, Area] = self._read_names(workbook, names or {})
 
     def settle(self, results: dict[CellKey, Any]) -> PackedCells:
         """Once every formula is computed: its formula cells' results (None: no value), the formula texts let
@@ -188,22 +189,26 @@ class CellGrid:
             raise Unsupported("external links")
         return sheets
 
-    def _read_names(self, workbook: Any) -> dict[str, Area]:
+    def _read_names(self, workbook: Any, given: Mapping[str, str]) -> dict[str, Area]:
         """Each name's area; one of whole columns or rows is held cut to the used range (its value, the
         top-left cell, is the same), and may be read only where blanks do not count (`shapes`)."""
         names = {}
         for name, defined in workbook.defined_names.items():
             if defined.localSheetId is not None:
                 raise Unsupported("sheet-scoped name")
-            text = defined.attr_text or ""
-            ref = parse_ref(text, None)
-            if ref is None and "!" in text and (lines := parse_lines(text, "")) is not None:
-                ref = self.clamp(lines)
-                self.whole_line_names.add(name.upper())
-            if ref is None:
-                raise Unsupported(f"name {name} is not a plain reference")
-            names[name.upper()] = ref
+            names[name.upper()] = self._area(name, defined.attr_text or "")
+        for name, text in given.items():
+            names[name.upper()] = self._area(name, text)
         return names
+
+    def _area(self, name: str, text: str) -> Area:
+        ref = parse_ref(text, None)
+        if ref is None and "!" in text and (lines := parse_lines(text, "")) is not None:
+            ref = self.clamp(lines)
+            self.whole_line_names.add(name.upper())
+        if ref is None:
+            raise Unsupported(f"name {name} is not a plain reference")
+        return ref
 
     def _read_cells(self, title: str, cells: Iterable[PlainCell]) -> None:
         last_row = last_col = 0

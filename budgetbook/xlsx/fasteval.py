@@ -126,13 +126,15 @@ def _named_values(evaluator: _Evaluator, cells: Mapping[str, tuple[str, str]] | 
 _PLAIN = frozenset({float, int, str, bool})  # what `plain` returns unchanged: most values, spared its tests
 
 
-def evaluate_cells(workbook: Any, cells: Mapping[str, Iterable[PlainCell]] | None = None) -> dict[CellKey, Any]:
+def evaluate_cells(workbook: Any, cells: Mapping[str, Iterable[PlainCell]] | None = None,
+                   names: Mapping[str, str] | None = None) -> dict[CellKey, Any]:
     """{(SHEET, row, col): value} of every formula cell that has one, as `formulas` computes it (raw:
     numpy scalars, Excel errors as `XlError`); for a workbook being written (`workbook.cached`), whose
     text cells still hold the `_xHHHH_` escapes the file will carry; `cells`: the cells of the sheets
-    it names, read instead of the worksheets' own (`CellGrid`). Raises `Unsupported` like `evaluate_fast`."""
+    it names, read instead of the worksheets' own, and `names` ({name: reference}) as well as the workbook's
+    (`CellGrid`). Raises `Unsupported` like `evaluate_fast`."""
     with paused():
-        return dict(_evaluated(CellGrid(workbook, decode_text=True, cells=cells)).results)
+        return dict(_evaluated(CellGrid(workbook, decode_text=True, cells=cells, names=names)).results)
 
 
 def _evaluated(grid: CellGrid) -> _Evaluator:
