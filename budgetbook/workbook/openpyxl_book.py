@@ -102,7 +102,8 @@ def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str, cells: Callable[[A
         ws.row_dimensions[row].height = height
     ws.sheet_view.showGridLines = sheet.gridlines
     _validations(ws, sheet)
-    for ref in sheet.red_when_false:
+    if sheet.red_when_false:
+        ref = merged_cells(sheet.red_when_false)
         ws.conditional_formatting.add(ref, CellIsRule(operator="notEqual", formula=["TRUE"], fill=RED,
                                                       font=st.font(bold=True, color="9C0006")))
         ws.conditional_formatting.add(ref, CellIsRule(operator="equal", formula=["TRUE"], fill=GREEN))
@@ -120,6 +121,30 @@ def _render_sheet(wb: Workbook, sheet: Sheet, plan_name: str, cells: Callable[[A
     for spec in sheet.more_charts:
         _row_chart(ws, spec)
     _print_setup(ws, sheet, plan_name)
+
+
+def merged_cells(refs: list[str]) -> str:
+    """The cells `refs` as one range list (`D3 D6:D40`): a column's consecutive rows one range, anything but
+    one cell as it is. The check cells share one pair of rules over them all, not a pair each: the same look,
+    where ~1,400 rules were built and written at 16,000 formula cells (~8 % of `generate`)."""
+    rows: dict[str, list[int]] = {}
+    out = []
+    for ref in refs:
+        match = _ONE_CELL.fullmatch(ref)
+        if match is None:
+            out.append(ref)
+        else:
+            rows.setdefault(match[1], []).append(int(match[2]))
+    for column, found in rows.items():
+        present = set(found)
+        ordered = sorted(present)
+        starts = [row for row in ordered if row - 1 not in present]
+        ends = [row for row in ordered if row + 1 not in present]
+        out += [f"{column}{a}" if a == b else f"{column}{a}:{column}{b}" for a, b in zip(starts, ends, strict=True)]
+    return " ".join(out)
+
+
+_ONE_CELL = re.compile(r"([A-Z]{1,3})([1-9][0-9]{0,6})")
 
 
 def _render_cells(ws: Any, sheet: Sheet) -> None:
