@@ -28,6 +28,7 @@ from openpyxl.worksheet.properties import PageSetupProperties
 
 from ..sheetkit import style as st
 from ..sheetkit.grid import Blueprint, LinkedText, Sheet
+from ..xlsx.a1 import coordinate_from_string
 from ..xlsx.xstring import escape
 from .chart_categories import text_categories
 from .computed import value_of
@@ -130,11 +131,12 @@ def merged_cells(refs: list[str]) -> str:
     rows: dict[str, list[int]] = {}
     out = []
     for ref in refs:
-        match = _ONE_CELL.fullmatch(ref)
-        if match is None:
+        try:
+            column, row = coordinate_from_string(ref)
+        except ValueError:  # a range: as it is
             out.append(ref)
         else:
-            rows.setdefault(match[1], []).append(int(match[2]))
+            rows.setdefault(column.upper(), []).append(row)
     for column, found in rows.items():
         present = set(found)
         ordered = sorted(present)
@@ -142,9 +144,6 @@ def merged_cells(refs: list[str]) -> str:
         ends = [row for row in ordered if row + 1 not in present]
         out += [f"{column}{a}" if a == b else f"{column}{a}:{column}{b}" for a, b in zip(starts, ends, strict=True)]
     return " ".join(out)
-
-
-_ONE_CELL = re.compile(r"([A-Z]{1,3})([1-9][0-9]{0,6})")
 
 
 def _render_cells(ws: Any, sheet: Sheet) -> None:
