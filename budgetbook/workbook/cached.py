@@ -179,16 +179,18 @@ def streamed_with_values(book: StreamedBook) -> tuple[bytes, dict[tuple[str, int
 
 def with_names(xml: bytes, names: dict[str, str]) -> bytes:
     """openpyxl's `workbook.xml` with the workbook-scoped `names` ({name: reference}) written in as its own
-    writer writes them: first in `<definedNames>` (before the sheet-scoped print titles), which stands just
-    before `<calcPr>` where there was none; `tests/workbook/test_streamed.py` holds the bytes equal."""
+    writer writes them: first in `<definedNames>`, before the sheet-scoped print titles (openpyxl writes the
+    element empty, `<definedNames />`, where a book has none); `tests/workbook/test_streamed.py` holds the
+    bytes equal."""
     if not names:
         return xml
     written = "".join([f'<definedName name="{escape(name, _ATTRIBUTE)}">{escape(ref)}</definedName>'
                        for name, ref in names.items()]).encode("utf-8")
     if b"<definedNames>" in xml:
         return xml.replace(b"<definedNames>", b"<definedNames>" + written, 1)
-    at = xml.index(b"<calcPr")
-    return xml[:at] + b"<definedNames>" + written + b"</definedNames>" + xml[at:]
+    if b"<definedNames />" not in xml:
+        raise AssertionError("no <definedNames> in the workbook part openpyxl wrote")  # never left out unsaid
+    return xml.replace(b"<definedNames />", b"<definedNames>" + written + b"</definedNames>", 1)
 
 
 _ATTRIBUTE = {'"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"}  # ElementTree's, beyond & < >

@@ -133,3 +133,39 @@ def test_a_sheet_openpyxl_renames_keeps_its_cells():
     new, new_values = streamed_with_values(build_streamed(plan, text, DAY, blueprint=books[1]))
     assert _parts(new) == _parts(old) and new_values == old_values
     assert new_values[("ABOUT1", 2, 1)] == 2
+
+
+@pytest.mark.parametrize("print_titles", [True, False])
+def test_names_written_into_the_package_are_openpyxl_s(print_titles):
+    """`with_names` writes the workbook-scoped names as openpyxl's writer does: first in `<definedNames>`
+    beside a sheet's print titles, or in one of their own before `<calcPr>` where the book has none."""
+    from openpyxl.workbook.defined_name import DefinedName
+
+    from budgetbook.workbook.cached import with_names
+
+    names = {"price_m0": "'Storage & egress'!$D$4", "total_m0": "'Summary'!$C$7", "w<1>": "'A'!$B$2"}
+
+    def workbook_xml(named: bool) -> bytes:
+        wb = openpyxl.Workbook()
+        wb.active.title = "Storage & egress"
+        if print_titles:
+            wb.active.print_title_rows = "4:4"
+        if named:
+            for name, ref in names.items():
+                wb.defined_names[name] = DefinedName(name, attr_text=ref)
+        buffer = io.BytesIO()
+        wb.save(buffer)
+        return zipfile.ZipFile(buffer).read("xl/workbook.xml")
+
+    assert (b"<definedNames>" in workbook_xml(False)) is print_titles
+    assert with_names(workbook_xml(False), names) == workbook_xml(True)
+    assert with_names(workbook_xml(False), {}) == workbook_xml(False)
+
+
+def test_check_cells_share_one_range_list():
+    """`merged_cells`: a column's consecutive rows one range, any order and repeats; a range as it is."""
+    from budgetbook.workbook.openpyxl_book import merged_cells
+
+    assert merged_cells(["D3", "D7", "D6", "D8", "D6", "C5", "D10", "A1:B2"]) == "A1:B2 D3 D6:D8 D10 C5"
+    assert merged_cells(["D3"]) == "D3"
+    assert merged_cells([]) == ""
