@@ -12,6 +12,8 @@ from ..sheetkit.grid import Blueprint, Sheet
 from ..sheetkit.names import Inputs
 from .human_labels import bounds_text, input_title, market_title
 
+MASTER_CHECK = "checks_ok"  # the name of the cell that is TRUE when every check passes
+
 RESULT_COL = 4
 FIRST_ROW = 6
 
@@ -75,7 +77,7 @@ def build_checks(book: Blueprint, plan: Plan, inp: Inputs, actuals: Actuals | No
             check("Actuals", text, market_title(plan, market), formula, name, market)
     last = sheet.row - 1
     sheet.put(3, 1, "All checks pass", "section")
-    book.formula(sheet, 3, RESULT_COL, f"=AND(D{FIRST_ROW}:D{last})", "checks_ok", kind="check", style="check")
+    book.formula(sheet, 3, RESULT_COL, f"=AND(D{FIRST_ROW}:D{last})", MASTER_CHECK, kind="check", style="check")
     sheet.red_when_false.insert(0, "D3")
     sheet.widths = {1: 12, 2: 70, 3: 40, 4: 10}
     sheet.freeze = f"A{FIRST_ROW}"

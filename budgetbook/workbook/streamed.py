@@ -93,7 +93,7 @@ class StreamedBook:
         self.sheets: list[SheetCells] = []
         self.looks: dict[tuple[str, Any], int] = {}  # (style, number format) -> cell style index (0: none)
         self.formula_cells = 0
-        # the names too are written into the package (`cached.with_names`): 18,000-230,000 of them made
+        # the names too are written into the package (`cached.with_names`): 18,000-65,535 of them made
         # openpyxl objects and serialized by openpyxl were ~13 % of `generate` at 16,000 formula cells
         self.names = defined_names(book)
         self.wb = to_openpyxl(book, cells=self._take, names=False)

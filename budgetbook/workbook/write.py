@@ -14,6 +14,7 @@ from ..progress import stage
 from ..sheetkit.grid import Blueprint
 from .build import build_streamed
 from .cached import saved_with_values, streamed_with_values
+from .checks import MASTER_CHECK
 
 if TYPE_CHECKING:  # writing loads openpyxl, importing this module does not
     from openpyxl import Workbook
@@ -60,7 +61,7 @@ def save_built(book: StreamedBook | Workbook, out: PathLike, *, protect: Iterabl
     if not isinstance(book, StreamedBook):
         return save_workbook_saying(book, out, protect=protect)
     return _saved_saying(book.wb, out, protect, lambda: streamed_with_values(book),
-                         lambda: book.formula_cells + _formula_cells(book.wb), book.names)
+                         lambda: book.formula_cells + _formula_cells(book.wb), book.names.get(MASTER_CHECK))
 
 
 def save_workbook(wb: Any, out: PathLike, *, protect: Iterable[PathLike] = ()) -> Path:
@@ -71,8 +72,9 @@ def save_workbook(wb: Any, out: PathLike, *, protect: Iterable[PathLike] = ()) -
 
 def save_workbook_saying(wb: Any, out: PathLike, *, protect: Iterable[PathLike] = ()) -> Written:
     """`save_workbook`, saying what it wrote (`Written`)."""
+    master = wb.defined_names.get(MASTER_CHECK)
     return _saved_saying(wb, out, protect, lambda: saved_with_values(wb), lambda: _formula_cells(wb),
-                         {name: defined.attr_text for name, defined in wb.defined_names.items()})
+                         master.attr_text if master is not None else None)
 
 
 def _formula_cells(wb: Any) -> int:
@@ -82,9 +84,9 @@ def _formula_cells(wb: Any) -> int:
 
 def _saved_saying(wb: Any, out: PathLike, protect: Iterable[PathLike],
                   saved: Callable[[], tuple[bytes, dict[tuple[str, int, int], Any] | None]],
-                  formula_cells: Callable[[], int], names: dict[str, str]) -> Written:
+                  formula_cells: Callable[[], int], master: str | None) -> Written:
     """Write `saved()` (the package and its cached values) to `out` atomically, and say what was written;
-    `names`: {workbook-scoped name: reference} (the master check's cell is `checks_ok`)."""
+    `master`: the reference of the master check's cell (`checks_ok`), where the book has one."""
     found: dict[str, Any] = {}
 
     def write(tmp: Path) -> None:
@@ -95,11 +97,11 @@ def _saved_saying(wb: Any, out: PathLike, protect: Iterable[PathLike],
     path = atomic_write(out, write, protect=protect)
     values = found.get("values")
     checks_ok = None
-    if values is not None and "checks_ok" in names:
+    if values is not None and master is not None:
         from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
         from openpyxl.workbook.defined_name import DefinedName
 
-        for sheet, ref in DefinedName("checks_ok", attr_text=names["checks_ok"]).destinations:
+        for sheet, ref in DefinedName(MASTER_CHECK, attr_text=master).destinations:
             letters, row = coordinate_from_string(ref.replace("$", ""))
             value = values.get((sheet.upper(), row, column_index_from_string(letters)))
             checks_ok = None if value is None else bool(value)
