@@ -147,6 +147,7 @@ def _placement(book: OpenedWorkbook) -> list[Finding]:
     flagged: set[str] = set()
     findings: list[Finding] = []
     by_sheet: dict[str, _Placed] = {}
+    moved = _moved_sheets(book)
     for spec in book.layout:
         where = book.locate(spec.name)
         if where is None:
@@ -158,6 +159,8 @@ def _placement(book: OpenedWorkbook) -> list[Finding]:
             flagged.add(spec.name)
             continue
         labels.keep_only(sheet)
+        if sheet not in moved and labels.kept(sheet):
+            continue  # every name where it was written, beside every label: nothing to find, nothing to place
         row, col = _row_col(cell)
         gen_row, gen_col = (row, col) if cell == spec.cell else _row_col(spec.cell)  # mostly where written
         problem = labels.problem(spec, sheet, gen_row, gen_col, row, col)
@@ -171,6 +174,17 @@ def _placement(book: OpenedWorkbook) -> list[Finding]:
     for sheet, placed in by_sheet.items():
         findings += _grid(sheet, placed, flagged)
     return _capped(findings, "names out of place")
+
+
+def _moved_sheets(book: OpenedWorkbook) -> set[str]:
+    """The sheets where some name no longer points at the cell it was written in (or is on another sheet)."""
+    moved = set()
+    for spec in book.layout:
+        where = book.locate(spec.name)
+        if where is not None and (where[1] != spec.cell or where[0] != spec.sheet):
+            moved.add(spec.sheet)
+            moved.add(where[0])
+    return moved
 
 
 class _Placed:
@@ -267,6 +281,7 @@ class _Labels:
         self._now: dict[str, dict[int, list[tuple[int, str]]]] = {}
         self._now_sets: dict[str, dict[int, set[str]]] = {}
         self._labels: dict[str, set[str]] = {}
+        self._kept: dict[str, bool] = {}  # sheet -> every label written still in its row (`kept`)
         self._sheet = ""  # the sheet being read (`keep_only`)
 
     def keep_only(self, sheet: str) -> None:
@@ -278,13 +293,28 @@ class _Labels:
                 for title in [title for title in cache if title != sheet]:
                     del cache[title]
 
-    def expected(self, sheet: str, row: int, col: int) -> str:
-        """The rightmost label left of the cell in budgetbook's row (an input's or a calculation's name)."""
+    def kept(self, sheet: str) -> bool:
+        """Whether every label budgetbook wrote on `sheet` is still in its row (then a name still in the cell it was
+        written in is beside its label: `problem` finds nothing, one test a row instead of one a name)."""
+        found = self._kept.get(sheet)
+        if found is None:
+            self._written_of(sheet)
+            self.now(sheet, 0)
+            now = self._now_sets[sheet]
+            found = self._kept[sheet] = all(text in now.get(row, ()) for row, texts in self._written[sheet].items()
+                                            for _, text in texts)
+        return found
+
+    def _written_of(self, sheet: str) -> dict[int, list[tuple[int, str]]]:
         if sheet not in self._written:
             self._written[sheet] = _by_row((r, c, value_of(cell.value)) for (r, c), cell
                                            in self.sheets[sheet].cells.items() if cell.style in LABEL_STYLES)
             self._labels[sheet] = {text for texts in self._written[sheet].values() for _, text in texts}
-        texts = self._written[sheet].get(row)
+        return self._written[sheet]
+
+    def expected(self, sheet: str, row: int, col: int) -> str:
+        """The rightmost label left of the cell in budgetbook's row (an input's or a calculation's name)."""
+        texts = self._written_of(sheet).get(row)
         if not texts:
             return ""
         if texts[-1][0] < col:  # the label column, left of every named cell of the row: nearly always
