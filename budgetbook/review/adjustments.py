@@ -28,7 +28,7 @@ def _cell(book: OpenedWorkbook, n: int, field: str) -> tuple[str, str, Any] | No
     where = book.locate(f"adj_{n}_{field}")
     if where is None:
         return None
-    value = book.wb[where[0]][where[1]].value
+    value = book.value_at(*where)
     text = formula_of(value)
     return where[0], where[1], text if text is not None else value
 

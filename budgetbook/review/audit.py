@@ -73,7 +73,7 @@ def formula_edits(book: OpenedWorkbook) -> list[Finding]:
     """How the generated formula cells were edited (`missing`, `hardcoded`, `formula_changed`), values unread."""
     names = _names(book)
     return [edit for spec in book.layout if spec.formula is not None
-            and (edit := _formula_edit(book, spec, names)) is not None]
+            and (edit := _formula_edit(book, spec, names, book.locate(spec.name))) is not None]
 
 
 def audit_formulas(book: OpenedWorkbook, evaluated: dict[str, Any]) -> list[Finding]:
@@ -85,13 +85,15 @@ def audit_formulas(book: OpenedWorkbook, evaluated: dict[str, Any]) -> list[Find
     for spec in book.layout:
         if spec.formula is None:
             continue
-        edit = _formula_edit(book, spec, names)
+        where = book.locate(spec.name)
+        edit = _formula_edit(book, spec, names, where)
         if edit is not None:
             edit = _constant_formula(edit, evaluated.get(spec.name.lower()))
             findings.append(edit)
             if edit.kind != "formula_changed":
                 continue  # gone, emptied or typed over: there is no formula value to judge
-        sheet, cell = book.where(spec.name)
+        assert where is not None  # a formula cell unedited or `formula_changed` is where its name points
+        sheet, cell = where
         value = evaluated.get(spec.name.lower())
         problem = _value_problem(spec.name, sheet, cell, value, circular.get(spec.name.lower()))
         if problem is not None:
@@ -103,14 +105,14 @@ def audit_formulas(book: OpenedWorkbook, evaluated: dict[str, Any]) -> list[Find
     return findings
 
 
-def _formula_edit(book: OpenedWorkbook, spec, names: _Names) -> Finding | None:
-    """The edit made to one generated formula cell, or None when it still holds that formula."""
-    where = book.locate(spec.name)
+def _formula_edit(book: OpenedWorkbook, spec, names: _Names, where: tuple[str, str] | None) -> Finding | None:
+    """The edit made to one generated formula cell (`where` its name points: `book.locate`), or None when it
+    still holds that formula."""
     if where is None:
         return Finding("missing", f"`{spec.name}` is gone: its defined name or sheet ({spec.sheet}) was deleted",
                        spec.sheet, None, spec.name)
     sheet, cell = where
-    actual = book.wb[sheet][cell].value
+    actual = book.value_at(sheet, cell)
     actual_text = formula_of(actual)
     if actual is None:
         return Finding("missing", "the formula cell is empty", sheet, cell, spec.name, spec.formula, None)

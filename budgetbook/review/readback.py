@@ -34,7 +34,7 @@ from ..workbook.sensitivity import rank_first
 from ..workbook.stamp import read_stamp
 from ..xlsx.evaluate import evaluate_later
 from ..xlsx.formula_text import formula_of
-from ..xlsx.lean_book import stored_texts_of
+from ..xlsx.lean_book import LeanSheet, stored_texts_of
 from .cycles import cycle_through
 from .findings import Finding, clipped, jsonable
 
@@ -112,8 +112,12 @@ class OpenedWorkbook:
         return where
 
     def raw(self, name: str) -> Any:
-        sheet, cell = self.where(name)
-        return self.wb[sheet][cell].value
+        return self.value_at(*self.where(name))
+
+    def value_at(self, sheet: str, cell: str) -> Any:
+        """The value in `sheet`!`cell` (`D4`): read without a cell object from the lean reader's sheets."""
+        ws = self.wb[sheet]
+        return ws.value(cell) if isinstance(ws, LeanSheet) else ws[cell].value
 
     def evaluate(self) -> dict[str, Any]:
         """{lower-case name: value} of every defined name and anchored cell (`located`), evaluated from the

@@ -402,7 +402,7 @@ def _constants(book: OpenedWorkbook) -> list[Finding]:
                                     f"({spec.sheet}) was deleted", spec.sheet, None, spec.name))
             continue
         want = value_of(book.blueprint.get(spec.sheet).cells[_row_col(spec.cell)].value)
-        have = book.wb[where[0]][where[1]].value
+        have = book.value_at(*where)
         if not _same_number(want, have):
             findings.append(_structure(f"constant `{spec.name}` is now {_short(str(have))}; budgetbook wrote {want!r}",
                                        where[0], where[1], spec.name))

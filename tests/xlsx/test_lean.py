@@ -143,3 +143,8 @@ def test_odd_cells_held_compactly_read_as_openpyxl_reads_them(tmp_path: Path):
     assert list(mine._cells) == list(theirs._cells) and len(mine._cells) == len(theirs._cells)
     assert (3, 5) in mine._cells and (4, 5) not in mine._cells and mine._cells.get((4, 5)) is None
     assert (mine.cell(4, 5).value, mine.cell(4, 5).data_type) == (None, "n")
+    # a cell's value read without a cell object (`value`, what the audits read) is the cell's, blank or not
+    for ref in ("A1", "B1", "C1", "D1", "A2", "C3", "D3", "E3", "B700", "E4", "$D$3", "XFD1048576"):
+        assert mine.value(ref) == mine[ref].value == theirs[ref].value, ref
+    with pytest.raises(ValueError):
+        mine.value("A1:B2")
