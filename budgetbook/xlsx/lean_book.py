@@ -171,6 +171,14 @@ class LeanName:
         return self.attr_text
 
 
+def _place(ref: str) -> tuple[int, int]:
+    """(row, column) of one cell's address (`D4`, `$D$4`), as a worksheet is indexed."""
+    match = _COORDINATE.match(ref)
+    if match is None:
+        raise ValueError(f"{ref} is not one cell")
+    return int(match.group(2)), col_index(match.group(1))
+
+
 class LeanSheet:
     """A worksheet's cells by (row, column), its hidden rows and columns, its state (`visible`, `hidden`...)."""
 
@@ -191,17 +199,11 @@ class LeanSheet:
         return found if found is not None else LeanCell(row, column, None, "n")
 
     def __getitem__(self, ref: str) -> LeanCell:
-        match = _COORDINATE.match(ref)
-        if match is None:
-            raise ValueError(f"{ref} is not one cell")
-        return self.cell(int(match.group(2)), col_index(match.group(1)))
+        return self.cell(*_place(ref))
 
     def value(self, ref: str) -> Any:
         """`self[ref].value`, no cell made (the audits read ~50,000 named cells of a big book one by one)."""
-        match = _COORDINATE.match(ref)
-        if match is None:
-            raise ValueError(f"{ref} is not one cell")
-        return self._cells.held.get(_key(int(match.group(2)), col_index(match.group(1))))
+        return self._cells.held.get(_key(*_place(ref)))
 
     def stored_texts(self) -> dict[str, str] | None:
         """{`B4`: text} of every text cell, decoded exactly (`xstring.stored_texts`); None if a cell had no `r`."""
