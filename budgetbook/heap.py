@@ -10,11 +10,11 @@ after the simulation, ~50 MB after the evaluation (issue 27, docs/scale.md).
 
 from __future__ import annotations
 
-import ctypes
-
 
 def give_back_freed_memory() -> None:
     """glibc's `malloc_trim`: every free page of its heap returned to the system (nothing elsewhere)."""
+    import ctypes  # here, not at import: ~3 ms that every command's start would pay, for a few calls on big plans
+
     try:
         trim = ctypes.CDLL(None).malloc_trim  # the process's own symbols: libc's, on Linux
     except (OSError, AttributeError):  # not glibc (macOS, musl): their allocators return memory themselves

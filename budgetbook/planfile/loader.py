@@ -22,9 +22,7 @@ from ..plan.templates import _templates_dir, template_description, template_name
 from ..plan.yamlsafe import parse_yaml_text, printable_key, read_plan_text
 from ..sheetkit import anchors
 from ..sheetkit.grid import BadName, Blueprint, CellSpec
-from ..workbook.build import build_book, workbook_layout
-from ..workbook.percentiles import simulate_first
-from ..workbook.sensitivity import rank_first
+from ..workbook.build import build_book, figured_first, workbook_layout
 from ..xlsx.file_bytes import OLE_MAGIC, ZIP_MAGICS
 from .model import PLAN_MODEL
 
@@ -110,8 +108,7 @@ def plan_and_book(text: str, source: str = "<plan>", *, strict: bool = False) ->
     books: list[Blueprint] = []
 
     def lay_out(plan: Plan) -> list[CellSpec]:
-        simulate_first(plan)  # its arrays made and gone before the layout is held (memory: docs/scale.md)
-        rank_first(plan)
+        figured_first(plan)
         books.append(build_book(plan, dt.date.today(), plan_text=text))
         return books[-1].layout()
 

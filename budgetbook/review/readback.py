@@ -28,9 +28,7 @@ from ..progress import stage
 from ..sheetkit.anchors import anchored_at
 from ..sheetkit.embed import SHEET, read_embedded_plan
 from ..sheetkit.grid import TooLarge
-from ..workbook.build import build_book, workbook_blueprint, workbook_layout
-from ..workbook.percentiles import simulate_first
-from ..workbook.sensitivity import rank_first
+from ..workbook.build import build_book, figured_first, workbook_blueprint, workbook_layout
 from ..workbook.stamp import read_stamp
 from ..xlsx.evaluate import evaluate_later
 from ..xlsx.formula_text import formula_of
@@ -244,8 +242,7 @@ def open_book(path: Path, *, styles: bool = False, percentiles: bool = False, vo
         (`percentiles`, `computed`; the simulation's draws at the largest plan are ~150 MB while they last)."""
         nonlocal values
         if percentiles:
-            simulate_first(plan)
-            rank_first(plan)
+            figured_first(plan)
         if computed:
             values = evaluate_later(loaded.info.data or path, wb)
         return () if vouched and _stamped(wb, text) else workbook_layout(plan)

@@ -298,10 +298,8 @@ class _Labels:
         written in is beside its label: `problem` finds nothing, one test a row instead of one a name)."""
         found = self._kept.get(sheet)
         if found is None:
-            self._written_of(sheet)
-            self.now(sheet, 0)
-            now = self._now_sets[sheet]
-            found = self._kept[sheet] = all(text in now.get(row, ()) for row, texts in self._written[sheet].items()
+            now = self._now_sets_of(sheet)
+            found = self._kept[sheet] = all(text in now.get(row, ()) for row, texts in self._written_of(sheet).items()
                                             for _, text in texts)
         return found
 
@@ -323,19 +321,23 @@ class _Labels:
 
     def now(self, sheet: str, row: int) -> list[tuple[int, str]]:
         """(column, text) of the row as it is now, left to right."""
+        self._now_sets_of(sheet)
+        return self._now[sheet].get(row, [])
+
+    def _now_sets_of(self, sheet: str) -> dict[int, set[str]]:
+        """Row -> the texts in it now (`now`'s, as a set, each in both spellings), the sheet read once."""
         if sheet not in self._now:
             self._now[sheet] = _by_row(held_texts(self.book.wb[sheet]))
             # openpyxl leaves inline text `_xHHHH_`-escaped as stored (shared strings half decoded): either spelling
             self._now_sets[sheet] = {r: {t for _, text in texts for t in (text, _fold(unescape(text)))}
                                      for r, texts in self._now[sheet].items()}
-        return self._now[sheet].get(row, [])
+        return self._now_sets[sheet]
 
     def problem(self, spec, sheet: str, gen_row: int, gen_col: int, row: int, col: int) -> str | None:
         label = self.expected(sheet, gen_row, gen_col)
         if not label:
             return None
-        self.now(sheet, row)
-        if label in self._now_sets[sheet].get(row, ()):  # anywhere in the row: a column inserted moves no label
+        if label in self._now_sets_of(sheet).get(row, ()):  # anywhere in the row: a column inserted moves no label
             return None
         texts = [text for c, text in self.now(sheet, row) if c < col]
         others = [t for t in texts if t in self._labels[sheet]]

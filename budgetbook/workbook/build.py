@@ -27,9 +27,10 @@ from .fit_sheet import build_fit
 from .inputs_sheet import build_inputs
 from .memo import PlanMemo
 from .options_sheet import build_options
+from .percentiles import simulate_first
 from .procurement import build_procurement
 from .protect import protect_workbook
-from .sensitivity import build_sensitivity
+from .sensitivity import build_sensitivity, rank_first
 from .stamp import write_stamp
 from .summary import build_summary
 
@@ -73,6 +74,13 @@ def build_book(plan: Plan, today: dt.date | None = None, version: str = __versio
     anchor(book, [s.title for s in book.sheets if s.role == "calc"] + [CASH_FLOW],
            lambda: [row[0] for row in physics_rows(plan)])
     return book
+
+
+def figured_first(plan: Plan) -> None:
+    """The Summary's simulation and the Sensitivity ranking worked out now, before the plan is laid out
+    (`generate`, `check`): their arrays are made and gone while little else is held (memory: docs/scale.md)."""
+    simulate_first(plan)
+    rank_first(plan)
 
 
 def _lay_out(plan: Plan) -> tuple[Blueprint, tuple[CellSpec, ...]]:
