@@ -29,6 +29,7 @@ BUG = 3
 
 def report_failure(exc: BaseException, *, debug: bool = False) -> int:
     """Say what went wrong in one line on standard error; return the exit code."""
+    exc = _stop_within(exc)
     if isinstance(exc, BudgetbookError):
         error(exc)
         return exc.exit_code
@@ -58,6 +59,20 @@ def report_failure(exc: BaseException, *, debug: bool = False) -> int:
         error(f"unexpected {type(exc).__name__}: {exc} (this is a bug in budgetbook; run with --debug for the "
               "traceback)")
     return BUG
+
+
+def _stop_within(exc: BaseException) -> BaseException:
+    """The signal or Ctrl-C that `exc` was made from, else `exc`: Python wraps what a class's `__set_name__`
+    raises in a RuntimeError (3.11), so a signal landing while a module defines a class (a module imported on
+    first use) came out as a bug, exit 3."""
+    cause: BaseException | None = exc
+    for _ in range(8):  # a chain Python made is short; a cycle someone made is not followed forever
+        if cause is None:
+            break
+        if isinstance(cause, (Terminated, KeyboardInterrupt)):
+            return cause
+        cause = cause.__cause__
+    return exc
 
 
 def _is_usage_error(exc: BaseException) -> TypeGuard[ClickException]:
